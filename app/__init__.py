@@ -1,0 +1,1 @@
+"""Wiring: settings, secrets, storage, the run controller, the CLI and the entry point."""

@@ -1,0 +1,97 @@
+"""The ``parley`` command: argument parsing and dispatch to the subcommands.
+
+Exit codes: 0 success, 1 a provider or run error (with a one-line reason on stderr), 2 bad usage,
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from orchestration.limits import LoopLimits
+from orchestration.providers.presets import PRESETS
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(Exception):
+    """Bad command-line input; printed as one line and exit code 2."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="parley", description="Parley: chat with LLMs from your own machine. Subcommands below.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    chat = sub.add_parser("chat", help="send one prompt and stream the answer (tools included)",
+                          description="Send a prompt (or standard input) and stream the answer.")
+    chat.add_argument("prompt", nargs="?", help="the message; read from standard input when absent")
+    chat.add_argument("--kind", default="openai", help="wire format (default: openai, i.e. OpenAI-compatible)")
+    chat.add_argument("--preset", choices=sorted(PRESETS), default=None,
+                      help="a known provider: sets the base URL and capabilities (default: openai, or custom "
+                           "when --base-url is given)")
+    chat.add_argument("--base-url", help="the API base URL, e.g. http://127.0.0.1:11434/v1")
+    chat.add_argument("--model", required=True, help="model name as the provider knows it")
+    chat.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
+    chat.add_argument("--system", help="a system prompt")
+    chat.add_argument("--tools", default="all", metavar="NAMES|all|none",
+                      help="comma-separated tool names, all (default) or none")
+    chat.add_argument("--tool-choice", default="auto", metavar="auto|none|required|NAME",
+                      help="whether and which tool the model must call (default: auto)")
+    defaults = LoopLimits()
+    chat.add_argument("--max-iterations", type=_positive_int, default=defaults.max_iterations,
+                      help=f"tool-using model calls before a final answer is forced (default: "
+                           f"{defaults.max_iterations})")
+    chat.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"],
+                      help="ask for more or less reasoning, where the model supports it")
+    chat.add_argument("--max-output-tokens", type=_positive_int, help="limit the answer length in tokens")
+    chat.add_argument("--no-stream", action="store_true", help="ask for the whole answer at once")
+    chat.add_argument("--no-reasoning", action="store_true", help="do not print reasoning to stderr")
+    chat.add_argument("--json", action="store_true", help="print every run event as one JSON line")
+
+    tools = sub.add_parser("tools", help="list the tools the model can use")
+    tools_sub = tools.add_subparsers(dest="tools_command", metavar="ACTION")
+    tools_list = tools_sub.add_parser("list", help="list the registered tools")
+    tools_list.add_argument("--json", action="store_true", help="print as JSON")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on bad usage and 0 for --help
+        return int(exc.code or 0)
+    try:
+        if args.command == "chat":
+            from app.chat_command import run_chat
+
+            return run_chat(args)
+        if args.command == "tools":
+            from app.tools_command import run_tools
+
+            return run_tools(args)
+    except UsageError as exc:
+        print(f"parley: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    parser.print_help()
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

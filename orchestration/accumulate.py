@@ -1,0 +1,241 @@
+"""The one place where streamed deltas become a whole assistant message.
+
+Adapters feed it text, reasoning and tool-call pieces in wire order; it returns the typed provider events to
+yield, and at the end the assembled ``AssistantMessage``. Tool-call pieces are keyed by index, else by id,
+else they continue the last call; raw argument strings are kept exactly as streamed; calls without an id get
+one. A call is announced as soon as it is complete: when its arguments parse and another call starts, or when
+the stream finishes.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from orchestration.engine import (
+    ModelFinish,
+    ProviderEvent,
+    ReasoningChunk,
+    ResponseComplete,
+    ResponseStarted,
+    TextChunk,
+    TokenUsage,
+    ToolCallReady,
+    UsageReport,
+)
+from orchestration.messages import AssistantMessage, ReasoningPart, TextPart, ToolCallPart
+
+
+def new_call_id() -> str:
+    return "call_" + uuid.uuid4().hex[:24]
+
+
+def _is_complete_json(text: str) -> bool:
+    if not text.strip():
+        return True
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass
+class _PendingCall:
+    key: Any
+    id: str | None = None
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+    opaque: dict[str, Any] = field(default_factory=dict)
+    announced: bool = False
+    part_index: int = -1
+
+    def to_part(self) -> ToolCallPart:
+        return ToolCallPart(id=self.id or new_call_id(), name=self.name, arguments="".join(self.arguments),
+                            opaque=dict(self.opaque))
+
+
+def merge_reasoning_details(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Merge streamed reasoning-detail records that share (type, index): texts joined, other fields kept."""
+    merged: list[dict[str, Any]] = []
+    for rec in records:
+        key = (rec.get("type"), rec.get("index"))
+        target = next((m for m in merged if (m.get("type"), m.get("index")) == key), None)
+        if target is None:
+            merged.append(dict(rec))
+            continue
+        for name, value in rec.items():
+            if name == "text":
+                target["text"] = (target.get("text") or "") + (value or "")
+            elif value not in (None, "") or name not in target:
+                target[name] = value
+    return merged
+
+
+class ResponseAccumulator:
+    """Assembles one model response from deltas."""
+
+    def __init__(self) -> None:
+        self.parts: list[TextPart | ReasoningPart | ToolCallPart | None] = []
+        self._calls: dict[Any, _PendingCall] = {}
+        self._order: list[_PendingCall] = []
+        self._last_call: _PendingCall | None = None
+        self._reasoning_records: list[dict[str, Any]] = []
+        self._signature: str | None = None
+        self.response_id: str | None = None
+        self.model: str | None = None
+        self.usage: TokenUsage | None = None
+        self._started = False
+
+    # --- metadata -----------------------------------------------------------------------------------
+    def meta(self, response_id: str | None = None, model: str | None = None) -> list[ProviderEvent]:
+        self.response_id = self.response_id or response_id
+        self.model = self.model or model
+        if self._started:
+            return []
+        self._started = True
+        return [ResponseStarted(response_id=self.response_id, model=self.model)]
+
+    def set_usage(self, usage: TokenUsage) -> list[ProviderEvent]:
+        self.usage = usage
+        return [UsageReport(usage=usage)]
+
+    # --- text and reasoning -------------------------------------------------------------------------
+    def text(self, text: str) -> list[ProviderEvent]:
+        if not text:
+            return []
+        last = self.parts[-1] if self.parts else None
+        if isinstance(last, TextPart):
+            last.text += text
+        else:
+            self.parts.append(TextPart(text=text))
+        return [TextChunk(text=text)]
+
+    def reasoning(self, text: str) -> list[ProviderEvent]:
+        if not text:
+            return []
+        self._reasoning_part().text += text
+        return [ReasoningChunk(text=text)]
+
+    def reasoning_record(self, record: dict[str, Any]) -> None:
+        """An opaque reasoning record (signature, encrypted data, detail) to send back with the message."""
+        self._reasoning_records.append(record)
+
+    def reasoning_signature(self, signature: str) -> None:
+        self._signature = (self._signature or "") + signature
+
+    def _reasoning_part(self) -> ReasoningPart:
+        last = self.parts[-1] if self.parts else None
+        if isinstance(last, ReasoningPart):
+            return last
+        part = ReasoningPart()
+        self.parts.append(part)
+        return part
+
+    # --- tool calls ---------------------------------------------------------------------------------
+    def tool_call_delta(
+        self,
+        *,
+        index: int | None = None,
+        id: str | None = None,
+        name: str | None = None,
+        arguments: str | None = None,
+        opaque: dict[str, Any] | None = None,
+    ) -> list[ProviderEvent]:
+        key: Any
+        if index is not None:
+            key = ("index", index)
+        elif id:
+            key = ("id", id)
+        else:
+            key = self._last_call.key if self._last_call else ("index", 0)
+        call = self._calls.get(key)
+        events: list[ProviderEvent] = []
+        if call is None:
+            events.extend(self._announce_finished_calls())
+            call = _PendingCall(key=key)
+            self._calls[key] = call
+            self._order.append(call)
+            call.part_index = len(self.parts)
+            self.parts.append(None)
+        if id and not call.id:
+            call.id = id
+        if name:
+            call.name = name if not call.name else call.name
+        if arguments:
+            call.arguments.append(arguments)
+        if opaque:
+            call.opaque.update(opaque)
+        self._last_call = call
+        return events
+
+    def tool_call(self, *, id: str | None, name: str, arguments: str,
+                  opaque: dict[str, Any] | None = None) -> list[ProviderEvent]:
+        """A call that arrived whole."""
+        events = self._announce_finished_calls()
+        call = _PendingCall(key=("whole", len(self._order)), id=id, name=name, arguments=[arguments],
+                            opaque=dict(opaque or {}))
+        call.part_index = len(self.parts)
+        self.parts.append(None)
+        self._order.append(call)
+        self._calls[call.key] = call
+        events.extend(self._announce(call))
+        self._last_call = None
+        return events
+
+    def _announce_finished_calls(self) -> list[ProviderEvent]:
+        events: list[ProviderEvent] = []
+        for call in self._order:
+            if not call.announced and call.name and _is_complete_json("".join(call.arguments)):
+                events.extend(self._announce(call))
+        return events
+
+    def _announce(self, call: _PendingCall) -> list[ProviderEvent]:
+        if call.id is None:
+            call.id = new_call_id()
+        call.announced = True
+        return [ToolCallReady(call=call.to_part())]
+
+    # --- end ----------------------------------------------------------------------------------------
+    def snapshot(self) -> AssistantMessage:
+        """The message as far as it has arrived (used to keep partial answers)."""
+        parts: list[TextPart | ReasoningPart | ToolCallPart] = []
+        calls_by_slot = {c.part_index: c for c in self._order}
+        for i, part in enumerate(self.parts):
+            if part is None:
+                call = calls_by_slot[i]
+                if call.id is None:
+                    call.id = new_call_id()
+                parts.append(call.to_part())
+            else:
+                parts.append(part.model_copy(deep=True))
+        self._attach_opaque_reasoning(parts)
+        return AssistantMessage(parts=parts, response_id=self.response_id, model=self.model)
+
+    def _attach_opaque_reasoning(self, parts: list[TextPart | ReasoningPart | ToolCallPart]) -> None:
+        if not self._reasoning_records and not self._signature:
+            return
+        target = next((p for p in parts if isinstance(p, ReasoningPart)), None)
+        if target is None:
+            target = ReasoningPart()
+            parts.insert(0, target)
+        if self._reasoning_records:
+            target.details = merge_reasoning_details(self._reasoning_records)
+        if self._signature:
+            target.signature = self._signature
+
+    def finish(self, finish_reason: ModelFinish, native_finish_reason: str | None = None) -> list[ProviderEvent]:
+        events: list[ProviderEvent] = []
+        if not self._started:
+            events.extend(self.meta())
+        for call in self._order:
+            if not call.announced:
+                events.extend(self._announce(call))
+        message = self.snapshot()
+        if finish_reason == "stop" and message.tool_calls:
+            finish_reason = "tool_calls"
+        events.append(ResponseComplete(message=message, finish_reason=finish_reason,
+                                       native_finish_reason=native_finish_reason, usage=self.usage))
+        return events

@@ -1,0 +1,105 @@
+"""The engine interface: one request shape in, one typed provider-event stream out.
+
+Every wire-format adapter implements ``ChatAdapter``. The loop talks to nothing else, so it never sees
+provider JSON, and a scripted fake model (tests) fits the same slot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from orchestration.messages import AssistantMessage, Message, ToolCallPart
+from orchestration.tool_api import ToolSpec
+
+ModelFinish = Literal["stop", "length", "tool_calls", "content_filter", "error", "unknown"]
+
+
+class NamedToolChoice(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+
+
+ToolChoice = Literal["auto", "none", "required"] | NamedToolChoice
+
+
+class ModelRequest(BaseModel):
+    model: str
+    messages: list[Message]
+    tools: list[ToolSpec] = Field(default_factory=list)
+    tool_choice: ToolChoice = "auto"
+    parallel_tool_calls: bool | None = None
+    stream: bool = True
+    max_output_tokens: int | None = None
+    temperature: float | None = None
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+
+
+class TokenUsage(BaseModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
+    raw: dict[str, Any] = Field(default_factory=dict, description="usage exactly as the provider sent it")
+
+
+class _ProviderEvent(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class ResponseStarted(_ProviderEvent):
+    type: Literal["response_started"] = "response_started"
+    response_id: str | None = None
+    model: str | None = None
+
+
+class TextChunk(_ProviderEvent):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ReasoningChunk(_ProviderEvent):
+    type: Literal["reasoning"] = "reasoning"
+    text: str
+
+
+class ToolCallReady(_ProviderEvent):
+    """A tool call whose name and arguments are complete."""
+
+    type: Literal["tool_call"] = "tool_call"
+    call: ToolCallPart
+
+
+class UsageReport(_ProviderEvent):
+    type: Literal["usage"] = "usage"
+    usage: TokenUsage
+
+
+class ResponseComplete(_ProviderEvent):
+    """The last event of every successful model call: the whole assistant message as assembled."""
+
+    type: Literal["response_complete"] = "response_complete"
+    message: AssistantMessage
+    finish_reason: ModelFinish
+    native_finish_reason: str | None = None
+    usage: TokenUsage | None = None
+
+
+ProviderEvent = Annotated[
+    ResponseStarted | TextChunk | ReasoningChunk | ToolCallReady | UsageReport | ResponseComplete,
+    Field(discriminator="type"),
+]
+
+
+class ChatAdapter(Protocol):
+    """A wire format bound to a provider. ``stream`` raises ``ProviderError`` subclasses on failure."""
+
+    @property
+    def provider_name(self) -> str: ...
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]: ...
+
+    async def aclose(self) -> None: ...

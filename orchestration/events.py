@@ -1,0 +1,190 @@
+"""The run event contract (version 1.1): the one stream the loop emits and everything else consumes.
+
+The CLI's ``--json`` output, the chat view, the run trace and the stored run events are all made of these
+models. Providers' wire formats never leak past this point. See docs/events.md for the prose version.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+CONTRACT_VERSION = "1.1"
+
+ToolStatus = Literal["ok", "error", "timeout", "denied"]
+FinishReason = Literal["stop", "length", "tool_limit", "max_iterations", "cancelled", "error"]
+ToolCategory = Literal["search", "utility", "file", "mcp", "other"]
+ToolVisibility = Literal["primary", "secondary", "hidden"]
+
+
+class _Event(BaseModel):
+    """Fields every event carries. Unknown fields from newer producers are ignored."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    v: Literal["1.1"] = CONTRACT_VERSION
+    run_id: str
+    seq: int = Field(ge=0, description="strictly increasing within a run")
+    ts: int = Field(description="epoch milliseconds")
+    iteration: int = Field(ge=0, description="model call number within the run; 0 before the first call")
+
+
+class RunStarted(_Event):
+    type: Literal["run_started"] = "run_started"
+    conversation_id: str | None = None
+    provider: str
+    model: str
+
+
+class ReasoningDelta(_Event):
+    type: Literal["reasoning"] = "reasoning"
+    content: str
+
+
+class ContentDelta(_Event):
+    type: Literal["content"] = "content"
+    content: str
+
+
+class ToolCallInfo(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: str
+    name: str
+    arguments: str = Field(description="the raw argument string as the model sent it")
+
+
+class ToolCalls(_Event):
+    type: Literal["tool_calls"] = "tool_calls"
+    calls: list[ToolCallInfo]
+
+
+class ToolExecuting(_Event):
+    type: Literal["tool_executing"] = "tool_executing"
+    id: str
+    name: str
+    category: ToolCategory
+    visibility: ToolVisibility
+
+
+class ToolResult(_Event):
+    type: Literal["tool_result"] = "tool_result"
+    id: str
+    name: str
+    result: str
+    status: ToolStatus
+    duration_ms: int
+    category: ToolCategory
+    visibility: ToolVisibility
+    truncated: bool = False
+    data: Any = Field(default=None, description="structured result for panes (search results), if the tool has one")
+
+
+class RunWarning(_Event):
+    type: Literal["warning"] = "warning"
+    message: str
+    code: str
+
+
+class Usage(_Event):
+    type: Literal["usage"] = "usage"
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
+
+
+class RunError(_Event):
+    type: Literal["error"] = "error"
+    message: str
+    code: str
+    status: int | None = None
+    retryable: bool = False
+
+
+class Done(_Event):
+    type: Literal["done"] = "done"
+    finish_reason: FinishReason
+
+
+RunEvent = Annotated[
+    RunStarted
+    | ReasoningDelta
+    | ContentDelta
+    | ToolCalls
+    | ToolExecuting
+    | ToolResult
+    | RunWarning
+    | Usage
+    | RunError
+    | Done,
+    Field(discriminator="type"),
+]
+
+_EVENT_ADAPTER: TypeAdapter[RunEvent] = TypeAdapter(RunEvent)
+EVENT_TYPES: frozenset[str] = frozenset(
+    m.model_fields["type"].default
+    for m in (RunStarted, ReasoningDelta, ContentDelta, ToolCalls, ToolExecuting, ToolResult, RunWarning, Usage,
+              RunError, Done)
+)
+
+
+def parse_event(data: str | bytes | dict[str, Any]) -> RunEvent | None:
+    """Parse one event; returns None for an event type this version does not know (clients skip those).
+
+    Raises ``pydantic.ValidationError`` for a known type with bad fields.
+    """
+    obj = json.loads(data) if isinstance(data, str | bytes) else data
+    if obj.get("type") not in EVENT_TYPES:
+        return None
+    return _EVENT_ADAPTER.validate_python(obj)
+
+
+def event_json(event: _Event) -> str:
+    """One event as a single JSON line (the ``--json`` wire form)."""
+    return event.model_dump_json()
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class EventFactory:
+    """Stamps run id, sequence number, timestamp and iteration on each event of one run."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        self.iteration = 0
+        self._seq = 0
+
+    def make(self, event_type: type[_Event], /, **fields: Any) -> Any:
+        self._seq += 1
+        return event_type(run_id=self.run_id, seq=self._seq, ts=now_ms(), iteration=self.iteration, **fields)
+
+
+__all__ = [
+    "CONTRACT_VERSION",
+    "ContentDelta",
+    "Done",
+    "EventFactory",
+    "FinishReason",
+    "ReasoningDelta",
+    "RunError",
+    "RunEvent",
+    "RunStarted",
+    "RunWarning",
+    "ToolCallInfo",
+    "ToolCalls",
+    "ToolCategory",
+    "ToolExecuting",
+    "ToolResult",
+    "ToolStatus",
+    "ToolVisibility",
+    "Usage",
+    "ValidationError",
+    "event_json",
+    "parse_event",
+]

@@ -1,0 +1,253 @@
+"""The streaming tool loop: call the model, run the tools it asks for, call again, until it answers.
+
+One ``run`` emits the whole event stream of a run (docs/events.md) through ``emit`` and returns what the run
+added to the conversation. Guardrails come from ``LoopLimits``. Cancelling the task that awaits ``run``
+closes the HTTP stream and any running tools, emits ``done`` with ``cancelled``, and returns the partial
+answer instead of raising, so the caller can keep it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+
+from orchestration.engine import (
+    ChatAdapter,
+    ModelRequest,
+    ReasoningChunk,
+    ResponseComplete,
+    TextChunk,
+    TokenUsage,
+    ToolCallReady,
+    ToolChoice,
+    UsageReport,
+)
+from orchestration.errors import MalformedResponseError, ProviderError, mentions_tools
+from orchestration.events import (
+    ContentDelta,
+    Done,
+    EventFactory,
+    FinishReason,
+    ReasoningDelta,
+    RunError,
+    RunEvent,
+    RunStarted,
+    RunWarning,
+    ToolCallInfo,
+    ToolCalls,
+    Usage,
+)
+from orchestration.limits import LoopLimits
+from orchestration.messages import AssistantMessage, Message, ReasoningPart, TextPart
+from orchestration.tool_api import ToolSet
+from orchestration.tool_turn import Approver, Emit, ToolTurn
+
+
+@dataclass
+class RunRequest:
+    model: str
+    messages: list[Message]
+    tool_names: list[str] = field(default_factory=list)
+    tool_choice: ToolChoice = "auto"
+    parallel_tool_calls: bool | None = None
+    stream: bool = True
+    reasoning_effort: str | None = None
+    max_output_tokens: int | None = None
+    temperature: float | None = None
+    conversation_id: str | None = None
+    run_id: str | None = None
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    finish_reason: FinishReason
+    new_messages: list[Message]
+    iterations: int
+    usage: TokenUsage
+    error: ProviderError | None = None
+
+    @property
+    def answer(self) -> str:
+        for message in reversed(self.new_messages):
+            if isinstance(message, AssistantMessage) and message.text:
+                return message.text
+        return ""
+
+
+class _Partial:
+    """Text and reasoning of the model call in flight, kept in case it is cut off."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+
+    def message(self) -> AssistantMessage | None:
+        parts: list[ReasoningPart | TextPart] = []
+        if self.reasoning:
+            parts.append(ReasoningPart(text="".join(self.reasoning)))
+        if self.text:
+            parts.append(TextPart(text="".join(self.text)))
+        return AssistantMessage(parts=parts) if parts else None
+
+
+class RunLoop:
+    def __init__(self, adapter: ChatAdapter, tools: ToolSet, emit: Emit, *, limits: LoopLimits | None = None,
+                 approver: Approver | None = None) -> None:
+        self.adapter = adapter
+        self.tools = tools
+        self.limits = limits or LoopLimits()
+        self._emit_to = emit
+        self.approver = approver
+
+    async def run(self, request: RunRequest) -> RunResult:
+        run_id = request.run_id or uuid.uuid4().hex
+        events = EventFactory(run_id)
+        state = _RunState(run_id)
+        self._events = events
+        self._emit(events.make(RunStarted, conversation_id=request.conversation_id,
+                               provider=self.adapter.provider_name, model=request.model))
+        try:
+            state.finish = await self._iterate(request, events, state)
+        except asyncio.CancelledError:
+            state.finish = "cancelled"
+            state.keep_partial()
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+        except ProviderError as error:
+            state.finish = "error"
+            state.error = error
+            if error.partial is not None and (error.partial.parts):
+                state.partial_message = error.partial
+            state.keep_partial()
+            self._emit(events.make(RunError, message=error.user_message, code=error.code, status=error.status,
+                                   retryable=error.retryable))
+        self._emit(events.make(Done, finish_reason=state.finish))
+        return RunResult(run_id=run_id, finish_reason=state.finish, new_messages=state.new_messages,
+                         iterations=events.iteration, usage=state.usage, error=state.error)
+
+    def _emit(self, event: RunEvent) -> None:
+        self._emit_to(event)
+
+    def _warn(self, code: str, message: str) -> None:
+        self._emit(self._events.make(RunWarning, code=code, message=message))
+
+    async def _iterate(self, request: RunRequest, events: EventFactory, state: _RunState) -> FinishReason:
+        history: list[Message] = list(request.messages)
+        offered = [s.name for s in self.tools.specs(request.tool_names)] if request.tool_names else []
+        tool_only_streak = 0
+        tool_calling_calls = 0
+        forced: FinishReason | None = None
+        while True:
+            events.iteration += 1
+            choice: ToolChoice = "none" if forced else request.tool_choice
+            response = await self._call_model(request, history, offered, choice, state)
+            message = response.message
+            calls = message.tool_calls
+            if forced and calls:
+                self._warn("TOOL_CALLS_IGNORED", "The model asked for tools in its final answer call; those calls "
+                           "were not run.")
+                message = message.model_copy(update={"parts": [p for p in message.parts
+                                                               if p not in calls]})
+            history.append(message)
+            state.new_messages.append(message)
+            if forced:
+                return forced
+            if not calls:
+                return "length" if response.finish_reason == "length" else "stop"
+            tool_calling_calls += 1
+            turn = ToolTurn(self.tools, self.limits, events, self._emit, self.approver, state.run_id,
+                            request.conversation_id)
+            results = await turn.execute(calls, offered)
+            history.extend(results)
+            state.new_messages.extend(results)
+            tool_only_streak = tool_only_streak + 1 if not message.text.strip() else 0
+            if tool_calling_calls >= self.limits.max_iterations:
+                forced = "max_iterations"
+                self._warn("MAX_ITERATIONS", f"Reached the limit of {self.limits.max_iterations} tool-using "
+                           "model calls; asking the model to answer with what it has.")
+            elif tool_only_streak >= self.limits.max_tool_only_iterations:
+                forced = "tool_limit"
+                self._warn("TOOL_ONLY_LIMIT", f"The model called tools {tool_only_streak} times in a row without "
+                           "saying anything; asking it to answer with what it has.")
+
+    async def _call_model(self, request: RunRequest, history: list[Message], offered: list[str],
+                          choice: ToolChoice, state: _RunState) -> ResponseComplete:
+        tools = self.tools.specs(offered) if offered and not state.tools_rejected else []
+        model_request = ModelRequest(
+            model=request.model, messages=list(history), tools=tools, tool_choice=choice if tools else "auto",
+            parallel_tool_calls=request.parallel_tool_calls if tools else None, stream=request.stream,
+            max_output_tokens=request.max_output_tokens, temperature=request.temperature,
+            reasoning_effort=request.reasoning_effort,  # type: ignore[arg-type]
+        )
+        state.partial = _Partial()
+        emitted_any = False
+        try:
+            async for event in self.adapter.stream(model_request):
+                if isinstance(event, TextChunk):
+                    emitted_any = True
+                    state.partial.text.append(event.text)
+                    self._emit(self._events.make(ContentDelta, content=event.text))
+                elif isinstance(event, ReasoningChunk):
+                    emitted_any = True
+                    state.partial.reasoning.append(event.text)
+                    self._emit(self._events.make(ReasoningDelta, content=event.text))
+                elif isinstance(event, ToolCallReady):
+                    emitted_any = True
+                    call = event.call
+                    self._emit(self._events.make(ToolCalls, calls=[
+                        ToolCallInfo(id=call.id, name=call.name, arguments=call.arguments)]))
+                elif isinstance(event, UsageReport):
+                    pass
+                elif isinstance(event, ResponseComplete):
+                    state.partial = None
+                    if event.usage is not None:
+                        state.add_usage(event.usage)
+                        u = event.usage
+                        self._emit(self._events.make(Usage, input_tokens=u.input_tokens,
+                                                     output_tokens=u.output_tokens,
+                                                     reasoning_tokens=u.reasoning_tokens,
+                                                     cached_tokens=u.cached_tokens))
+                    return event
+        except ProviderError as error:
+            if tools and not emitted_any and not state.tools_rejected and mentions_tools(error):
+                state.tools_rejected = True
+                self._warn("TOOLS_REJECTED", f"{self.adapter.provider_name} rejected the request because of its "
+                           f"tools ({error.status}); retrying once without tools.")
+                return await self._call_model(request, history, offered, choice, state)
+            raise
+        raise MalformedResponseError(f"{self.adapter.provider_name}: the answer ended without completing.",
+                                     provider=self.adapter.provider_name)
+
+
+class _RunState:
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        self.finish: FinishReason = "stop"
+        self.new_messages: list[Message] = []
+        self.usage = TokenUsage()
+        self.error: ProviderError | None = None
+        self.partial: _Partial | None = None
+        self.partial_message: AssistantMessage | None = None
+        self.tools_rejected = False
+
+    def add_usage(self, usage: TokenUsage) -> None:
+        self.usage = TokenUsage(
+            input_tokens=self.usage.input_tokens + usage.input_tokens,
+            output_tokens=self.usage.output_tokens + usage.output_tokens,
+            reasoning_tokens=self.usage.reasoning_tokens + usage.reasoning_tokens,
+            cached_tokens=self.usage.cached_tokens + usage.cached_tokens,
+        )
+
+    def keep_partial(self) -> None:
+        """Append what arrived of the interrupted model call, without tool calls that never ran."""
+        message = self.partial_message or (self.partial.message() if self.partial else None)
+        self.partial = None
+        self.partial_message = None
+        if message is None:
+            return
+        kept = [p for p in message.parts if isinstance(p, TextPart | ReasoningPart)]
+        if kept:
+            self.new_messages.append(message.model_copy(update={"parts": kept}))

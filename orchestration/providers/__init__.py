@@ -1,0 +1,26 @@
+"""Providers (where requests go, with what credentials) and wire-format adapters (what is sent).
+
+``adapter_for`` picks the adapter for a provider's kind; several providers share one adapter.
+"""
+
+from __future__ import annotations
+
+import httpx
+
+from orchestration.engine import ChatAdapter
+from orchestration.providers.config import ProviderConfig
+
+ADAPTER_KINDS = ("openai",)
+
+
+class UnsupportedKindError(ValueError):
+    pass
+
+
+def adapter_for(config: ProviderConfig, client: httpx.AsyncClient | None = None) -> ChatAdapter:
+    if config.kind == "openai":
+        from orchestration.providers.openai_chat import OpenAIChatAdapter
+
+        return OpenAIChatAdapter(config, client)
+    raise UnsupportedKindError(
+        f"provider kind {config.kind!r} is not supported; available: {', '.join(ADAPTER_KINDS)}")

@@ -1,0 +1,67 @@
+"""A provider: where requests go, how they authenticate, and what the endpoint can do.
+
+This is separate from the wire format (the adapter): Ollama's /v1, LM Studio, OpenRouter and many others are
+different providers that share the OpenAI-compatible adapter.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+AuthStyle = Literal["bearer", "x-api-key", "x-goog-api-key", "none"]
+ReasoningControl = Literal["none", "reasoning_effort", "openrouter"]
+
+
+class Capabilities(BaseModel):
+    """What a provider accepts. The loop and the adapters read this instead of guessing from names."""
+
+    model_config = ConfigDict(frozen=True)
+
+    streaming: bool = True
+    tools: bool = True
+    parallel_tool_calls: bool = True
+    stream_usage: bool = Field(True, description="accepts stream_options.include_usage")
+    reasoning_control: ReasoningControl = "none"
+    reasoning_models: tuple[str, ...] = Field(
+        (), description="model-name prefixes that accept reasoning controls; empty means every model"
+    )
+    max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
+    echo_reasoning_content: bool = Field(False, description="send reasoning_content back on assistant turns")
+    max_tools: int | None = None
+    think_tags: bool = Field(False, description="split <think>...</think> out of the text")
+
+    def supports_reasoning_control(self, model: str) -> bool:
+        if self.reasoning_control == "none":
+            return False
+        return not self.reasoning_models or model.startswith(self.reasoning_models)
+
+
+class ProviderConfig(BaseModel):
+    """A configured endpoint. The API key is held only in memory (it comes from the keyring or the env)."""
+
+    id: str
+    kind: str = "openai"
+    base_url: str
+    api_key: SecretStr | None = None
+    auth: AuthStyle = "bearer"
+    headers: dict[str, str] = Field(default_factory=dict)
+    capabilities: Capabilities = Field(default_factory=Capabilities)
+    connect_timeout: float = Field(10.0, gt=0, description="seconds to open a connection")
+    idle_timeout: float = Field(60.0, gt=0, description="seconds without a byte before a stream is an error")
+    max_attempts: int = Field(3, ge=1, le=10, description="tries for a request that fails before any output")
+    retry_cap: float = Field(20.0, ge=0, description="longest wait between tries, seconds")
+    local: bool = False
+
+    @property
+    def display_name(self) -> str:
+        return self.id
+
+    def auth_headers(self) -> dict[str, str]:
+        if self.api_key is None or self.auth == "none":
+            return {}
+        key = self.api_key.get_secret_value()
+        if self.auth == "bearer":
+            return {"Authorization": f"Bearer {key}"}
+        return {self.auth: key}

@@ -1,0 +1,302 @@
+"""The OpenAI Chat Completions wire format, for OpenAI and every OpenAI-compatible server.
+
+Reads text, reasoning in each dialect (``reasoning_content``; ``reasoning``; OpenRouter's
+``reasoning_details``; Mistral's ``thinking`` content arrays), tool-call deltas, usage, finish reasons and
+mid-stream error frames, and turns them into provider events through the shared accumulator.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+
+from orchestration.accumulate import ResponseAccumulator
+from orchestration.engine import (
+    ModelFinish,
+    ModelRequest,
+    NamedToolChoice,
+    ProviderEvent,
+    TokenUsage,
+)
+from orchestration.errors import MalformedResponseError, ProviderError, StreamError, stream_error_from_frame
+from orchestration.messages import (
+    AssistantMessage,
+    ReasoningPart,
+    SystemMessage,
+    ToolResultMessage,
+    UserMessage,
+)
+from orchestration.providers.config import ProviderConfig
+from orchestration.providers.sse import SSEDecoder
+from orchestration.providers.transport import Transport
+
+_FINISH: dict[str, ModelFinish] = {
+    "stop": "stop",
+    "end_turn": "stop",
+    "length": "length",
+    "max_tokens": "length",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "tool_use": "tool_calls",
+    "content_filter": "content_filter",
+    "error": "error",
+}
+
+
+def map_finish(reason: str | None) -> ModelFinish:
+    if reason is None:
+        return "unknown"
+    return _FINISH.get(reason, "unknown")
+
+
+def usage_from_openai(raw: dict[str, Any]) -> TokenUsage:
+    prompt_details = raw.get("prompt_tokens_details") or {}
+    completion_details = raw.get("completion_tokens_details") or {}
+    return TokenUsage(
+        input_tokens=raw.get("prompt_tokens") or 0,
+        output_tokens=raw.get("completion_tokens") or 0,
+        reasoning_tokens=completion_details.get("reasoning_tokens") or 0,
+        cached_tokens=prompt_details.get("cached_tokens") or raw.get("prompt_cache_hit_tokens") or 0,
+        raw=raw,
+    )
+
+
+# --- request -------------------------------------------------------------------------------------------
+
+def _assistant_to_wire(message: AssistantMessage, config: ProviderConfig) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": "assistant", "content": message.text or None}
+    calls = message.tool_calls
+    if calls:
+        out["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments or "{}"}}
+            for c in calls
+        ]
+    reasoning_parts = [p for p in message.parts if isinstance(p, ReasoningPart)]
+    details = [d for p in reasoning_parts for d in p.details]
+    if details:
+        out["reasoning_details"] = details
+    if config.capabilities.echo_reasoning_content and message.reasoning:
+        out["reasoning_content"] = message.reasoning
+    return out
+
+
+def messages_to_wire(request: ModelRequest, config: ProviderConfig) -> list[dict[str, Any]]:
+    wire: list[dict[str, Any]] = []
+    for message in request.messages:
+        if isinstance(message, SystemMessage):
+            wire.append({"role": "system", "content": message.content})
+        elif isinstance(message, UserMessage):
+            wire.append({"role": "user", "content": message.content})
+        elif isinstance(message, AssistantMessage):
+            wire.append(_assistant_to_wire(message, config))
+        elif isinstance(message, ToolResultMessage):
+            wire.append({"role": "tool", "tool_call_id": message.call_id, "content": message.content})
+    return wire
+
+
+def build_payload(request: ModelRequest, config: ProviderConfig) -> dict[str, Any]:
+    caps = config.capabilities
+    payload: dict[str, Any] = {"model": request.model, "messages": messages_to_wire(request, config)}
+    if request.tools and caps.tools:
+        payload["tools"] = [
+            {"type": "function",
+             "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+            for t in request.tools
+        ]
+        choice = request.tool_choice
+        payload["tool_choice"] = (
+            {"type": "function", "function": {"name": choice.name}} if isinstance(choice, NamedToolChoice)
+            else choice
+        )
+        if request.parallel_tool_calls is not None and caps.parallel_tool_calls:
+            payload["parallel_tool_calls"] = request.parallel_tool_calls
+    if request.stream:
+        payload["stream"] = True
+        if caps.stream_usage:
+            payload["stream_options"] = {"include_usage": True}
+    if request.max_output_tokens is not None:
+        payload[caps.max_tokens_field] = request.max_output_tokens
+    if request.temperature is not None:
+        payload["temperature"] = request.temperature
+    if request.reasoning_effort and caps.supports_reasoning_control(request.model):
+        if caps.reasoning_control == "openrouter":
+            payload["reasoning"] = {"effort": request.reasoning_effort}
+        else:
+            payload["reasoning_effort"] = request.reasoning_effort
+    return payload
+
+
+# --- response --------------------------------------------------------------------------------------------
+
+class ChunkReader:
+    """Feeds OpenAI-style chunks (streamed deltas or one whole message) into an accumulator."""
+
+    def __init__(self, provider_name: str) -> None:
+        self.provider_name = provider_name
+        self.acc = ResponseAccumulator()
+        self.finish_reason: str | None = None
+        self.native_finish_reason: str | None = None
+
+    def chunk(self, obj: Any) -> list[ProviderEvent]:
+        if not isinstance(obj, dict):
+            raise self._malformed(f"expected a JSON object, got {type(obj).__name__}")
+        if obj.get("error"):
+            raise self._with_partial(stream_error_from_frame(self.provider_name, obj))
+        events = self.acc.meta(obj.get("id"), obj.get("model"))
+        if obj.get("usage"):
+            events += self.acc.set_usage(usage_from_openai(obj["usage"]))
+        choices = obj.get("choices") or []
+        for choice in choices:
+            if choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta")
+            if delta is None:
+                delta = choice.get("message") or {}
+            events += self._delta(delta)
+            if choice.get("finish_reason"):
+                self.finish_reason = choice["finish_reason"]
+            if choice.get("native_finish_reason"):
+                self.native_finish_reason = choice["native_finish_reason"]
+        return events
+
+    def _delta(self, delta: dict[str, Any]) -> list[ProviderEvent]:
+        events: list[ProviderEvent] = []
+        acc = self.acc
+        reasoning_text = delta.get("reasoning_content") or delta.get("reasoning")
+        if isinstance(reasoning_text, str) and reasoning_text:
+            events += acc.reasoning(reasoning_text)
+        details = delta.get("reasoning_details")
+        if isinstance(details, list):
+            for record in details:
+                if not isinstance(record, dict):
+                    continue
+                acc.reasoning_record(record)
+                if not reasoning_text and record.get("type") == "reasoning.text" and record.get("text"):
+                    events += acc.reasoning(record["text"])
+        content = delta.get("content")
+        if isinstance(content, str):
+            events += acc.text(content)
+        elif isinstance(content, list):
+            for item in content:
+                events += self._content_item(item)
+        if isinstance(delta.get("refusal"), str) and delta["refusal"]:
+            events += acc.text(delta["refusal"])
+        for call in delta.get("tool_calls") or []:
+            fn = call.get("function") or {}
+            args = fn.get("arguments")
+            if args is not None and not isinstance(args, str):
+                args = json.dumps(args)
+            events += acc.tool_call_delta(index=call.get("index"), id=call.get("id"), name=fn.get("name"),
+                                          arguments=args)
+        return events
+
+    def _content_item(self, item: Any) -> list[ProviderEvent]:
+        if isinstance(item, str):
+            return self.acc.text(item)
+        if not isinstance(item, dict):
+            return []
+        kind = item.get("type")
+        if kind == "text":
+            return self.acc.text(item.get("text") or "")
+        if kind == "thinking":
+            events: list[ProviderEvent] = []
+            thinking = item.get("thinking")
+            pieces = thinking if isinstance(thinking, list) else [thinking]
+            for piece in pieces:
+                if isinstance(piece, dict):
+                    events += self.acc.reasoning(piece.get("text") or "")
+                elif isinstance(piece, str):
+                    events += self.acc.reasoning(piece)
+            return events
+        return []
+
+    def finish(self) -> list[ProviderEvent]:
+        return self.acc.finish(map_finish(self.finish_reason), self.native_finish_reason or self.finish_reason)
+
+    def _malformed(self, what: str) -> ProviderError:
+        return self._with_partial(MalformedResponseError(
+            f"{self.provider_name} sent a malformed stream: {what}.", provider=self.provider_name))
+
+    def _with_partial(self, error: ProviderError) -> ProviderError:
+        error.partial = self.acc.snapshot()
+        return error
+
+    def sse_data(self, event_name: str, data: str) -> list[ProviderEvent]:
+        try:
+            obj = json.loads(data)
+        except ValueError:
+            raise self._malformed(f"a data line is not JSON ({data[:120]!r})") from None
+        if event_name == "error":
+            raise self._with_partial(stream_error_from_frame(self.provider_name, obj))
+        return self.chunk(obj)
+
+    def ended_without_marker(self) -> ProviderError:
+        return self._with_partial(StreamError(
+            f"The stream from {self.provider_name} ended before the answer was complete.",
+            provider=self.provider_name))
+
+
+class OpenAIChatAdapter:
+    """Chat Completions over one provider's transport."""
+
+    def __init__(self, config: ProviderConfig, client: httpx.AsyncClient | None = None) -> None:
+        self.config = config
+        self.transport = Transport(config, client)
+
+    @property
+    def provider_name(self) -> str:
+        return self.config.display_name
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        payload = build_payload(request, self.config)
+        reader = ChunkReader(self.provider_name)
+        if not request.stream or not self.config.capabilities.streaming:
+            payload.pop("stream", None)
+            payload.pop("stream_options", None)
+            obj = await self.transport.request_json("POST", "chat/completions", payload)
+            for event in reader.chunk(obj):
+                yield event
+            for event in reader.finish():
+                yield event
+            return
+        decoder = SSEDecoder()
+        saw_done = False
+        async with self.transport.stream("POST", "chat/completions", payload) as response:
+            content_type = response.headers.get("content-type", "")
+            if "json" in content_type and "event-stream" not in content_type:
+                # Some servers ignore "stream": true (or answer an error with 200); read the whole body.
+                body = b"".join([c async for c in self.transport.iter_bytes(response)])
+                try:
+                    obj = json.loads(body)
+                except ValueError:
+                    raise reader._malformed("the body is neither SSE nor JSON") from None
+                for event in reader.chunk(obj):
+                    yield event
+                for event in reader.finish():
+                    yield event
+                return
+            async for chunk in self.transport.iter_bytes(response):
+                for sse in decoder.feed(chunk):
+                    if sse.data.strip() == "[DONE]":
+                        saw_done = True
+                        continue
+                    if not sse.data:
+                        continue
+                    for event in reader.sse_data(sse.event, sse.data):
+                        yield event
+            for sse in decoder.close():
+                if sse.data.strip() == "[DONE]":
+                    saw_done = True
+                elif sse.data:
+                    for event in reader.sse_data(sse.event, sse.data):
+                        yield event
+        if not saw_done and reader.finish_reason is None:
+            raise reader.ended_without_marker()
+        for event in reader.finish():
+            yield event

@@ -1,0 +1,130 @@
+"""HTTP for adapters: one httpx client per provider, error conversion, and retries before the first byte.
+
+Everything that can go wrong on the wire leaves this module as a ``ProviderError`` subclass. A request is
+retried (408, 409, 429, 5xx, 529, connection failures) only while nothing has been read from the response
+body, so nothing already shown to the user is ever re-sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+
+from orchestration.errors import (
+    ConnectionFailedError,
+    MalformedResponseError,
+    ProviderError,
+    RequestTimeoutError,
+    StreamIdleError,
+    error_from_response,
+)
+from orchestration.providers.config import ProviderConfig
+
+Sleep = Callable[[float], Awaitable[None]]
+MAX_ERROR_BODY = 64_000  # characters of an error body kept for messages and traces
+
+
+def backoff_delay(attempt: int, retry_after: float | None, cap: float) -> float:
+    """Seconds to wait before try ``attempt + 1``: Retry-After when given, else 0.5 s doubling, with jitter."""
+    if retry_after is not None:
+        return min(retry_after, cap)
+    return min(cap, 0.5 * (2 ** (attempt - 1))) * (0.8 + 0.4 * random.random())
+
+
+class Transport:
+    def __init__(self, config: ProviderConfig, client: httpx.AsyncClient | None = None,
+                 sleep: Sleep = asyncio.sleep) -> None:
+        self.config = config
+        self._own_client = client is None
+        self._client = client or httpx.AsyncClient(
+            timeout=httpx.Timeout(connect=config.connect_timeout, read=config.idle_timeout, write=30.0, pool=10.0),
+            follow_redirects=False,
+        )
+        self._sleep = sleep
+
+    @property
+    def name(self) -> str:
+        return self.config.display_name
+
+    def url(self, path: str) -> str:
+        return self.config.base_url.rstrip("/") + "/" + path.lstrip("/")
+
+    def headers(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", **self.config.headers, **self.config.auth_headers()}
+        if extra:
+            headers.update(extra)
+        return headers
+
+    async def aclose(self) -> None:
+        if self._own_client:
+            await self._client.aclose()
+
+    @asynccontextmanager
+    async def stream(self, method: str, path: str, payload: dict[str, Any] | None = None,
+                     headers: dict[str, str] | None = None) -> AsyncIterator[httpx.Response]:
+        """An open 2xx response whose body has not been read yet; retried while that is still true."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                request = self._client.build_request(method, self.url(path), headers=self.headers(headers),
+                                                     json=payload)
+                response = await self._client.send(request, stream=True)
+            except httpx.TimeoutException as exc:
+                error: ProviderError = RequestTimeoutError(
+                    f"{self.name} did not answer within {self.config.idle_timeout:g} s ({type(exc).__name__}). "
+                    "Check that the server is running and reachable.", provider=self.name)
+            except httpx.HTTPError as exc:
+                error = ConnectionFailedError(
+                    f"Could not reach {self.name} at {self.config.base_url}: {exc or type(exc).__name__}. "
+                    "Check the base URL and your network.", provider=self.name)
+            else:
+                if response.status_code < 300:
+                    try:
+                        yield response
+                    finally:
+                        await response.aclose()
+                    return
+                try:
+                    body = (await response.aread()).decode("utf-8", "replace")[:MAX_ERROR_BODY]
+                except httpx.HTTPError:
+                    body = ""
+                finally:
+                    await response.aclose()
+                error = error_from_response(self.name, response.status_code, body, dict(response.headers))
+            if not error.retryable or attempt >= self.config.max_attempts:
+                raise error
+            if error.retry_after is not None and error.retry_after > self.config.retry_cap:
+                raise error
+            await self._sleep(backoff_delay(attempt, error.retry_after, self.config.retry_cap))
+
+    async def iter_bytes(self, response: httpx.Response) -> AsyncIterator[bytes]:
+        """The body, with network failures and idle timeouts converted."""
+        try:
+            async for chunk in response.aiter_bytes():
+                yield chunk
+        except httpx.TimeoutException as exc:
+            raise StreamIdleError(
+                f"{self.name} sent nothing for {self.config.idle_timeout:g} s; the answer was cut off.",
+                provider=self.name) from exc
+        except httpx.HTTPError as exc:
+            raise ConnectionFailedError(
+                f"The connection to {self.name} broke during the answer: {exc or type(exc).__name__}.",
+                provider=self.name) from exc
+
+    async def request_json(self, method: str, path: str, payload: dict[str, Any] | None = None) -> Any:
+        async with self.stream(method, path, payload) as response:
+            chunks = [c async for c in self.iter_bytes(response)]
+        text = b"".join(chunks).decode("utf-8", "replace")
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise MalformedResponseError(
+                f"{self.name} answered with something that is not JSON: {text[:200]!r}", provider=self.name,
+                body=text[:MAX_ERROR_BODY]) from exc

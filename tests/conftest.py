@@ -1,0 +1,28 @@
+"""Shared pytest setup: offscreen Qt, the recorded provider fixtures, and the loopback HTTP server."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+if str(REPO_ROOT) not in sys.path:  # so `tests.support` and the app packages import under any runner
+    sys.path.insert(0, str(REPO_ROOT))
+
+from tests.support.loopback import loopback  # noqa: E402, F401  (re-exported as a fixture)
+
+SHARED_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures" / "providers"
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    """The recorded provider streams in ../shared/fixtures/providers; skips the test when absent."""
+    if not SHARED_FIXTURES.is_dir():
+        pytest.skip("../shared is absent")
+    return SHARED_FIXTURES

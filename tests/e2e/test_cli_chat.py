@@ -1,0 +1,166 @@
+"""The ``parley`` command end to end: a real process against a local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from orchestration.events import parse_event
+from tests.support.loopback import LoopbackServer, Request, Response
+from tests.support.openai_wire import stream_response
+
+REPO = Path(__file__).resolve().parents[2]
+SECRET = "test-key-not-a-real-secret"
+
+
+def parley(*args: str, stdin: str | None = None, timeout: float = 60, **env: str) -> subprocess.CompletedProcess:
+    script = Path(sys.executable).with_name("parley")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "app.cli"]
+    return subprocess.run([*command, *args], input=stdin, capture_output=True, text=True, timeout=timeout,
+                          cwd=REPO, env={**os.environ, "PARLEY_TEST_KEY": SECRET, **env})
+
+
+def calculator_model(request: Request) -> Response | None:
+    """Plays a model that uses `calculate` once, then answers with the tool's result."""
+    if request.path != "/v1/chat/completions":
+        return None
+    messages = request.json["messages"]
+    tool_messages = [m for m in messages if m["role"] == "tool"]
+    if not tool_messages:
+        return stream_response("Let me compute that.", calls=[("call_calc1", "calculate", {"expression": "6*7"})])
+    assert tool_messages[0]["tool_call_id"] == "call_calc1"
+    return stream_response(f"The answer is {tool_messages[0]['content'].split('=')[-1].strip()}.",
+                           reasoning="The tool said so.")
+
+
+@pytest.fixture
+def model_server():
+    with LoopbackServer(handler=calculator_model) as server:
+        yield server
+
+
+def chat_args(server: LoopbackServer, *extra: str) -> list[str]:
+    return ["chat", "--kind", "openai", "--base-url", server.url + "/v1", "--model", "m",
+            "--api-key-env", "PARLEY_TEST_KEY", *extra]
+
+
+def test_json_run_holds_a_tool_using_turn(model_server):
+    proc = parley(*chat_args(model_server, "--json"), "What is 6 times 7?")
+    assert proc.returncode == 0, proc.stderr
+    events = [parse_event(line) for line in proc.stdout.splitlines()]
+    assert all(e is not None for e in events)
+    types = [e.type for e in events]
+    assert types[0] == "run_started" and types[-1] == "done"
+    assert events[-1].finish_reason == "stop"
+    seqs = [e.seq for e in events]
+    assert seqs == sorted(set(seqs))
+    result = next(e for e in events if e.type == "tool_result")
+    assert (result.name, result.status, result.result) == ("calculate", "ok", "6*7 = 42")
+    answer = "".join(e.content for e in events if e.type == "content" and e.iteration == 2)
+    assert answer == "The answer is 42."
+    assert {e.iteration for e in events if e.type == "usage"} == {1, 2}
+    first, second = model_server.requests
+    assert first.header("authorization") == f"Bearer {SECRET}"
+    assert [t["function"]["name"] for t in first.json["tools"]] == ["get_current_time", "calculate"]
+    assert first.json["stream"] is True and first.json["stream_options"] == {"include_usage": True}
+    assert second.json["messages"][1]["tool_calls"][0]["function"]["arguments"] == '{"expression": "6*7"}'
+    assert SECRET not in proc.stdout + proc.stderr
+
+
+def test_plain_output_streams_answer_to_stdout_and_activity_to_stderr(model_server):
+    proc = parley(*chat_args(model_server), stdin="What is 6 times 7?")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Let me compute that.\nThe answer is 42.\n"
+    assert "[tool] calculate" in proc.stderr and "6*7 = 42" in proc.stderr
+    assert "[reasoning] The tool said so." in proc.stderr
+
+
+def test_no_stream_and_no_tools(loopback):
+    loopback.always("POST", "/v1/chat/completions", Response.json({
+        "id": "x", "model": "m", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi."},
+                                              "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2}}))
+    proc = parley("chat", "--base-url", loopback.url + "/v1", "--model", "m", "--no-stream", "--tools", "none",
+                  "hello")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Hi.\n"
+    body = loopback.requests[0].json
+    assert "stream" not in body and "tools" not in body
+    assert loopback.requests[0].header("authorization") is None
+
+
+def test_provider_error_exits_1_with_one_line_reason(loopback):
+    loopback.always("POST", "/v1/chat/completions",
+                    Response.json({"error": {"message": "Incorrect API key provided"}}, status=401))
+    proc = parley(*chat_args(loopback), "hello")
+    assert proc.returncode == 1
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and "401" in lines[0] and "Incorrect API key provided" in lines[0]
+    assert loopback.count == 1  # 401 is not retried
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["chat", "hello"], "--model"),
+        (["chat", "--model", "m", "--base-url", "ftp://x", "hi"], "must start with http"),
+        (["chat", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "NOPE_UNSET", "hi"],
+         "NOPE_UNSET"),
+        (["chat", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--tools", "nope", "hi"], "unknown tool"),
+        (["chat", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--max-iterations", "0", "hi"],
+         "at least 1"),
+        (["chat", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--kind", "zzz", "hi"], "zzz"),
+        (["chat", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "  "], "prompt is empty"),
+    ],
+)
+def test_bad_usage_exits_2(args, message):
+    proc = parley(*args, stdin="")
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr
+
+
+def test_unreachable_server_is_a_run_error():
+    proc = parley("chat", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--json", "hi")
+    assert proc.returncode == 1
+    events = [parse_event(line) for line in proc.stdout.splitlines()]
+    error = next(e for e in events if e.type == "error")
+    assert error.code == "connection_failed" and "127.0.0.1:9" in error.message
+
+
+def test_interrupt_exits_130_and_keeps_partial_output(loopback):
+    loopback.always("POST", "/v1/chat/completions", Response.sse(
+        [{"id": "x", "model": "m", "choices": [{"index": 0, "delta": {"content": "partial answer"}}]}], hang=True))
+    script = Path(sys.executable).with_name("parley")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "app.cli"]
+    proc = subprocess.Popen([*command, "chat", "--base-url", loopback.url + "/v1", "--model", "m", "--json", "hi"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    lines: list[str] = []
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        lines.append(line)
+        if '"type":"content"' in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    events = [json.loads(line) for line in (lines + out.splitlines()) if line.strip()]
+    assert events[-1]["type"] == "done" and events[-1]["finish_reason"] == "cancelled"
+
+
+def test_tools_list_json():
+    proc = parley("tools", "list", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["name"]: r for r in json.loads(proc.stdout)}
+    assert rows["calculate"]["category"] == "utility" and rows["calculate"]["visibility"] == "hidden"
+    assert rows["get_current_time"]["needs_approval"] is False
+    plain = parley("tools", "list")
+    assert plain.returncode == 0 and "calculate" in plain.stdout and "APPROVAL" in plain.stdout

@@ -1,0 +1,1 @@
+"""Shared test helpers (a loopback HTTP server for provider and transport tests)."""
