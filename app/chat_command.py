@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 
-from app.cli import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
+from app.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from app.cli_output import JsonLinesPrinter, TerminalPrinter
 from orchestration.engine import NamedToolChoice, ToolChoice
 from orchestration.limits import LoopLimits

@@ -10,18 +10,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from app.cli_common import EXIT_OK, EXIT_USAGE, UsageError
 from orchestration.limits import LoopLimits
 from orchestration.providers.presets import PRESETS
-
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
-
-
-class UsageError(Exception):
-    """Bad command-line input; printed as one line and exit code 2."""
-
 
 def _positive_int(text: str) -> int:
     try:

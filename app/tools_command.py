@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from app.cli import EXIT_OK
+from app.cli_common import EXIT_OK
 from tools import default_registry
 
 

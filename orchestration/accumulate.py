@@ -2,9 +2,13 @@
 
 Adapters feed it text, reasoning and tool-call pieces in wire order; it returns the typed provider events to
 yield, and at the end the assembled ``AssistantMessage``. Tool-call pieces are keyed by index, else by id,
-else they continue the last call; raw argument strings are kept exactly as streamed; calls without an id get
-one. A call is announced as soon as it is complete: when its arguments parse and another call starts, or when
-the stream finishes.
+else they continue the last call; an index that comes back with a different id starts a new call (servers that
+number every call 0); raw argument strings are kept exactly as streamed; calls without an id get one. A call
+is announced as soon as it is complete: when its arguments parse and another call starts, or when the stream
+finishes.
+
+``ThinkTagSplitter`` separates ``<think>...</think>`` reasoning from the text of local models that put it
+inline, tolerating tags split across deltas.
 """
 
 from __future__ import annotations
@@ -79,7 +83,8 @@ class ResponseAccumulator:
 
     def __init__(self) -> None:
         self.parts: list[TextPart | ReasoningPart | ToolCallPart | None] = []
-        self._calls: dict[Any, _PendingCall] = {}
+        self._by_index: dict[int, _PendingCall] = {}
+        self._by_id: dict[str, _PendingCall] = {}
         self._order: list[_PendingCall] = []
         self._last_call: _PendingCall | None = None
         self._reasoning_records: list[dict[str, Any]] = []
@@ -144,26 +149,18 @@ class ResponseAccumulator:
         arguments: str | None = None,
         opaque: dict[str, Any] | None = None,
     ) -> list[ProviderEvent]:
-        key: Any
-        if index is not None:
-            key = ("index", index)
-        elif id:
-            key = ("id", id)
-        else:
-            key = self._last_call.key if self._last_call else ("index", 0)
-        call = self._calls.get(key)
+        call = self._find_call(index, id)
         events: list[ProviderEvent] = []
         if call is None:
             events.extend(self._announce_finished_calls())
-            call = _PendingCall(key=key)
-            self._calls[key] = call
-            self._order.append(call)
-            call.part_index = len(self.parts)
-            self.parts.append(None)
+            call = self._new_call(("index", index) if index is not None else ("id", id))
+        if index is not None:
+            self._by_index[index] = call
         if id and not call.id:
             call.id = id
-        if name:
-            call.name = name if not call.name else call.name
+            self._by_id[id] = call
+        if name and not call.name:
+            call.name = name
         if arguments:
             call.arguments.append(arguments)
         if opaque:
@@ -171,16 +168,32 @@ class ResponseAccumulator:
         self._last_call = call
         return events
 
+    def _find_call(self, index: int | None, id: str | None) -> _PendingCall | None:
+        """The call a delta continues, or None when it starts a new one."""
+        if index is not None:
+            call = self._by_index.get(index)
+            if call is not None and id and call.id and call.id != id:
+                return None  # the index was reused for another call
+            return call
+        if id:
+            return self._by_id.get(id)
+        return self._last_call
+
+    def _new_call(self, key: Any) -> _PendingCall:
+        call = _PendingCall(key=key)
+        self._order.append(call)
+        call.part_index = len(self.parts)
+        self.parts.append(None)
+        return call
+
     def tool_call(self, *, id: str | None, name: str, arguments: str,
                   opaque: dict[str, Any] | None = None) -> list[ProviderEvent]:
         """A call that arrived whole."""
         events = self._announce_finished_calls()
-        call = _PendingCall(key=("whole", len(self._order)), id=id, name=name, arguments=[arguments],
-                            opaque=dict(opaque or {}))
-        call.part_index = len(self.parts)
-        self.parts.append(None)
-        self._order.append(call)
-        self._calls[call.key] = call
+        call = self._new_call(("whole", len(self._order)))
+        call.id, call.name, call.arguments, call.opaque = id, name, [arguments], dict(opaque or {})
+        if id:
+            self._by_id.setdefault(id, call)
         events.extend(self._announce(call))
         self._last_call = None
         return events
@@ -226,7 +239,8 @@ class ResponseAccumulator:
         if self._signature:
             target.signature = self._signature
 
-    def finish(self, finish_reason: ModelFinish, native_finish_reason: str | None = None) -> list[ProviderEvent]:
+    def finish(self, finish_reason: ModelFinish,
+               native_finish_reason: str | None = None) -> list[ProviderEvent]:
         events: list[ProviderEvent] = []
         if not self._started:
             events.extend(self.meta())
@@ -239,3 +253,82 @@ class ResponseAccumulator:
         events.append(ResponseComplete(message=message, finish_reason=finish_reason,
                                        native_finish_reason=native_finish_reason, usage=self.usage))
         return events
+
+
+class ThinkTagSplitter:
+    """Splits inline ``<think>...</think>`` reasoning out of streamed text.
+
+    Only a ``<think>`` at the very start of the answer (after whitespace) opens reasoning, so prose that
+    mentions the tag later is left alone. Tags may arrive split across deltas; text that might be the start
+    of a tag is held back until the next delta (or ``flush``). ``feed`` returns ``(kind, text)`` pieces, kind
+    being ``"text"`` or ``"reasoning"``.
+    """
+
+    OPEN = "<think>"
+    CLOSE = "</think>"
+
+    def __init__(self) -> None:
+        self._state = "start"  # start -> think -> text, or start -> text
+        self._buffer = ""
+        self._trim_leading = False  # drop the whitespace that follows </think>
+
+    def feed(self, text: str) -> list[tuple[str, str]]:
+        if not text:
+            return []
+        if self._state == "text":
+            return self._emit_text(text)
+        self._buffer += text
+        out: list[tuple[str, str]] = []
+        if self._state == "start":
+            stripped = self._buffer.lstrip()
+            if stripped.startswith(self.OPEN):
+                self._state = "think"
+                self._buffer = stripped[len(self.OPEN):]
+            elif self.OPEN.startswith(stripped):
+                return []  # whitespace or a partial "<think" so far
+            else:
+                self._state = "text"
+                pending, self._buffer = self._buffer, ""
+                return self._emit_text(pending)
+        end = self._buffer.find(self.CLOSE)
+        if end >= 0:
+            reasoning, rest = self._buffer[:end], self._buffer[end + len(self.CLOSE):]
+            self._buffer = ""
+            self._state = "text"
+            self._trim_leading = True
+            if reasoning:
+                out.append(("reasoning", reasoning))
+            out.extend(self._emit_text(rest))
+            return out
+        keep = _partial_suffix(self._buffer, self.CLOSE)
+        ready = self._buffer[:len(self._buffer) - keep]
+        self._buffer = self._buffer[len(self._buffer) - keep:]
+        if ready:
+            out.append(("reasoning", ready))
+        return out
+
+    def flush(self) -> list[tuple[str, str]]:
+        """Whatever is held back, at the end of the stream."""
+        pending, self._buffer = self._buffer, ""
+        if not pending:
+            return []
+        if self._state == "think":
+            return [("reasoning", pending)]
+        self._state = "text"
+        return self._emit_text(pending)
+
+    def _emit_text(self, text: str) -> list[tuple[str, str]]:
+        if self._trim_leading:
+            text = text.lstrip()
+            if not text:
+                return []
+            self._trim_leading = False
+        return [("text", text)] if text else []
+
+
+def _partial_suffix(text: str, tag: str) -> int:
+    """Length of the longest end of ``text`` that is a proper start of ``tag``."""
+    for size in range(min(len(tag) - 1, len(text)), 0, -1):
+        if text.endswith(tag[:size]):
+            return size
+    return 0

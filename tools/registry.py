@@ -37,12 +37,19 @@ def _describe_validation(error: ValidationError) -> str:
     return "; ".join(problems)
 
 
-def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The JSON schema without pydantic's titles, which only cost tokens."""
+def _clean_schema(schema: Any, *, in_properties: bool = False) -> Any:
+    """The JSON schema without pydantic's ``title`` annotations, which only cost tokens.
+
+    Keys of a ``properties`` mapping are argument names, so an argument called ``title`` is kept.
+    """
     if isinstance(schema, dict):
-        return {k: _clean_schema(v) for k, v in schema.items() if k != "title"}  # type: ignore[return-value]
+        return {
+            k: _clean_schema(v, in_properties=(k == "properties" and not in_properties))
+            for k, v in schema.items()
+            if in_properties or k != "title"
+        }
     if isinstance(schema, list):
-        return [_clean_schema(v) for v in schema]  # type: ignore[return-value]
+        return [_clean_schema(v) for v in schema]
     return schema
 
 
@@ -119,7 +126,8 @@ class ToolRegistry:
         names = [n.strip() for n in items if n.strip()]
         unknown = [n for n in names if n not in self._tools]
         if unknown:
-            raise UnknownToolError(f"unknown tool(s): {', '.join(unknown)}. Available: {', '.join(self.names())}")
+            available = ", ".join(self.names())
+            raise UnknownToolError(f"unknown tool(s): {', '.join(unknown)}. Available: {available}")
         return list(dict.fromkeys(names))
 
     def specs(self, names: list[str] | None = None) -> list[ToolSpec]:

@@ -7,13 +7,15 @@ mid-stream error frames, and turns them into provider events through the shared 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 import httpx
 
-from orchestration.accumulate import ResponseAccumulator
+from orchestration.accumulate import ResponseAccumulator, ThinkTagSplitter
 from orchestration.engine import (
     ModelFinish,
     ModelRequest,
@@ -31,7 +33,7 @@ from orchestration.messages import (
 )
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.sse import SSEDecoder
-from orchestration.providers.transport import Transport
+from orchestration.providers.transport import Sleep, Transport
 
 _FINISH: dict[str, ModelFinish] = {
     "stop": "stop",
@@ -64,11 +66,20 @@ def usage_from_openai(raw: dict[str, Any]) -> TokenUsage:
     )
 
 
+def _detail_text(record: dict[str, Any]) -> str:
+    """The readable text of an OpenRouter reasoning-detail record ("" for encrypted ones)."""
+    kind = record.get("type")
+    value = record.get("text") if kind == "reasoning.text" else (
+        record.get("summary") if kind == "reasoning.summary" else None)
+    return value if isinstance(value, str) else ""
+
+
 # --- request -------------------------------------------------------------------------------------------
 
 def _assistant_to_wire(message: AssistantMessage, config: ProviderConfig) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": "assistant", "content": message.text or None}
     calls = message.tool_calls
+    # content may be null only beside tool calls; several servers reject a null-content assistant turn
+    out: dict[str, Any] = {"role": "assistant", "content": message.text or (None if calls else "")}
     if calls:
         out["tool_calls"] = [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments or "{}"}}
@@ -134,20 +145,26 @@ def build_payload(request: ModelRequest, config: ProviderConfig) -> dict[str, An
 class ChunkReader:
     """Feeds OpenAI-style chunks (streamed deltas or one whole message) into an accumulator."""
 
-    def __init__(self, provider_name: str) -> None:
+    def __init__(self, provider_name: str, *, think_tags: bool = False) -> None:
         self.provider_name = provider_name
         self.acc = ResponseAccumulator()
         self.finish_reason: str | None = None
         self.native_finish_reason: str | None = None
+        self.saw_done = False
+        self._think = ThinkTagSplitter() if think_tags else None
 
     def chunk(self, obj: Any) -> list[ProviderEvent]:
         if not isinstance(obj, dict):
-            raise self._malformed(f"expected a JSON object, got {type(obj).__name__}")
+            raise self.malformed(f"expected a JSON object, got {type(obj).__name__}")
         if obj.get("error"):
             raise self._with_partial(stream_error_from_frame(self.provider_name, obj))
         events = self.acc.meta(obj.get("id"), obj.get("model"))
-        if obj.get("usage"):
-            events += self.acc.set_usage(usage_from_openai(obj["usage"]))
+        usage = obj.get("usage")
+        if not isinstance(usage, dict) or not usage:
+            extra = obj.get("x_groq")  # Groq without stream_options reports usage only here
+            usage = extra.get("usage") if isinstance(extra, dict) else None
+        if isinstance(usage, dict) and usage:
+            events += self.acc.set_usage(usage_from_openai(usage))
         choices = obj.get("choices") or []
         for choice in choices:
             if choice.get("index", 0) != 0:
@@ -174,16 +191,16 @@ class ChunkReader:
                 if not isinstance(record, dict):
                     continue
                 acc.reasoning_record(record)
-                if not reasoning_text and record.get("type") == "reasoning.text" and record.get("text"):
-                    events += acc.reasoning(record["text"])
+                if not reasoning_text:  # the same text usually also arrives as "reasoning"; never twice
+                    events += acc.reasoning(_detail_text(record))
         content = delta.get("content")
         if isinstance(content, str):
-            events += acc.text(content)
+            events += self._text(content)
         elif isinstance(content, list):
             for item in content:
                 events += self._content_item(item)
         if isinstance(delta.get("refusal"), str) and delta["refusal"]:
-            events += acc.text(delta["refusal"])
+            events += self._text(delta["refusal"])
         for call in delta.get("tool_calls") or []:
             fn = call.get("function") or {}
             args = fn.get("arguments")
@@ -195,12 +212,12 @@ class ChunkReader:
 
     def _content_item(self, item: Any) -> list[ProviderEvent]:
         if isinstance(item, str):
-            return self.acc.text(item)
+            return self._text(item)
         if not isinstance(item, dict):
             return []
         kind = item.get("type")
         if kind == "text":
-            return self.acc.text(item.get("text") or "")
+            return self._text(item.get("text") or "")
         if kind == "thinking":
             events: list[ProviderEvent] = []
             thinking = item.get("thinking")
@@ -213,25 +230,58 @@ class ChunkReader:
             return events
         return []
 
-    def finish(self) -> list[ProviderEvent]:
-        return self.acc.finish(map_finish(self.finish_reason), self.native_finish_reason or self.finish_reason)
+    def _text(self, text: str) -> list[ProviderEvent]:
+        if self._think is None:
+            return self.acc.text(text)
+        return self._split(self._think.feed(text))
 
-    def _malformed(self, what: str) -> ProviderError:
+    def _split(self, pieces: list[tuple[str, str]]) -> list[ProviderEvent]:
+        events: list[ProviderEvent] = []
+        for kind, piece in pieces:
+            events += self.acc.reasoning(piece) if kind == "reasoning" else self.acc.text(piece)
+        return events
+
+    def _flush_think(self) -> list[ProviderEvent]:
+        return self._split(self._think.flush()) if self._think is not None else []
+
+    def finish(self) -> list[ProviderEvent]:
+        events = self._flush_think()
+        return events + self.acc.finish(map_finish(self.finish_reason),
+                                        self.native_finish_reason or self.finish_reason)
+
+    def malformed(self, what: str) -> ProviderError:
         return self._with_partial(MalformedResponseError(
             f"{self.provider_name} sent a malformed stream: {what}.", provider=self.provider_name))
 
-    def _with_partial(self, error: ProviderError) -> ProviderError:
+    def attach_partial(self, error: ProviderError) -> None:
+        """Keep what has arrived so far on ``error`` (the loop shows it as a partial answer)."""
+        self._flush_think()
         error.partial = self.acc.snapshot()
+
+    def _with_partial(self, error: ProviderError) -> ProviderError:
+        self.attach_partial(error)
         return error
 
-    def sse_data(self, event_name: str, data: str) -> list[ProviderEvent]:
+    def sse_event(self, event_name: str, data: str) -> list[ProviderEvent]:
+        """One SSE event: a chunk, an error frame, or the ``[DONE]`` marker."""
+        if data.strip() == "[DONE]":
+            self.saw_done = True
+            return []
+        if not data.strip():
+            return []
         try:
             obj = json.loads(data)
         except ValueError:
-            raise self._malformed(f"a data line is not JSON ({data[:120]!r})") from None
+            raise self.malformed(f"a data line is not JSON ({data[:120]!r})") from None
         if event_name == "error":
             raise self._with_partial(stream_error_from_frame(self.provider_name, obj))
         return self.chunk(obj)
+
+    def end(self) -> list[ProviderEvent]:
+        """The body is over: the closing events, or an error when it stopped before the answer was done."""
+        if not self.saw_done and self.finish_reason is None:
+            raise self.ended_without_marker()
+        return self.finish()
 
     def ended_without_marker(self) -> ProviderError:
         return self._with_partial(StreamError(
@@ -242,9 +292,10 @@ class ChunkReader:
 class OpenAIChatAdapter:
     """Chat Completions over one provider's transport."""
 
-    def __init__(self, config: ProviderConfig, client: httpx.AsyncClient | None = None) -> None:
+    def __init__(self, config: ProviderConfig, client: httpx.AsyncClient | None = None,
+                 sleep: Sleep = asyncio.sleep) -> None:
         self.config = config
-        self.transport = Transport(config, client)
+        self.transport = Transport(config, client, sleep=sleep)
 
     @property
     def provider_name(self) -> str:
@@ -255,48 +306,44 @@ class OpenAIChatAdapter:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         payload = build_payload(request, self.config)
-        reader = ChunkReader(self.provider_name)
+        reader = ChunkReader(self.provider_name, think_tags=self.config.capabilities.think_tags)
         if not request.stream or not self.config.capabilities.streaming:
             payload.pop("stream", None)
             payload.pop("stream_options", None)
             obj = await self.transport.request_json("POST", "chat/completions", payload)
-            for event in reader.chunk(obj):
-                yield event
-            for event in reader.finish():
+            for event in reader.chunk(obj) + reader.finish():
                 yield event
             return
-        decoder = SSEDecoder()
-        saw_done = False
         async with self.transport.stream("POST", "chat/completions", payload) as response:
             content_type = response.headers.get("content-type", "")
-            if "json" in content_type and "event-stream" not in content_type:
-                # Some servers ignore "stream": true (or answer an error with 200); read the whole body.
-                body = b"".join([c async for c in self.transport.iter_bytes(response)])
-                try:
-                    obj = json.loads(body)
-                except ValueError:
-                    raise reader._malformed("the body is neither SSE nor JSON") from None
-                for event in reader.chunk(obj):
-                    yield event
-                for event in reader.finish():
-                    yield event
-                return
-            async for chunk in self.transport.iter_bytes(response):
-                for sse in decoder.feed(chunk):
-                    if sse.data.strip() == "[DONE]":
-                        saw_done = True
-                        continue
-                    if not sse.data:
-                        continue
-                    for event in reader.sse_data(sse.event, sse.data):
+            try:
+                if "json" in content_type and "event-stream" not in content_type:
+                    # Some servers ignore "stream": true (or answer an error with 200); read the whole body.
+                    body = b"".join([c async for c in self.transport.iter_bytes(response)])
+                    try:
+                        obj = json.loads(body)
+                    except ValueError:
+                        raise reader.malformed("the body is neither SSE nor JSON") from None
+                    for event in reader.chunk(obj):
                         yield event
-            for sse in decoder.close():
-                if sse.data.strip() == "[DONE]":
-                    saw_done = True
-                elif sse.data:
-                    for event in reader.sse_data(sse.event, sse.data):
-                        yield event
-        if not saw_done and reader.finish_reason is None:
-            raise reader.ended_without_marker()
-        for event in reader.finish():
+                    reader.saw_done = True
+                else:
+                    async with aclosing(self._read_sse(response, reader)) as events:
+                        async for event in events:
+                            yield event
+            except ProviderError as error:
+                if error.partial is None:  # a broken or idle connection: keep what arrived
+                    reader.attach_partial(error)
+                raise
+        for event in reader.end():
             yield event
+
+    async def _read_sse(self, response: httpx.Response, reader: ChunkReader) -> AsyncIterator[ProviderEvent]:
+        decoder = SSEDecoder()
+        async for chunk in self.transport.iter_bytes(response):
+            for sse in decoder.feed(chunk):
+                for event in reader.sse_event(sse.event, sse.data):
+                    yield event
+        for sse in decoder.close():
+            for event in reader.sse_event(sse.event, sse.data):
+                yield event

@@ -1,23 +1,32 @@
 """Incremental Server-Sent Events decoding, tolerant of any byte chunking.
 
 Bytes may arrive split anywhere, including inside a UTF-8 sequence or between ``\\r`` and ``\\n``. Lines end
-with LF, CRLF or CR (Gemini sends CRLF). Comment lines (``: keep-alive``) are skipped.
+with LF, CRLF or CR (Gemini sends CRLF). Comment lines (``: keep-alive``) are skipped, as is a byte-order mark
+at the start of the stream. An event is dispatched at a blank line; ``close`` also delivers a last event that
+the server never terminated.
 """
 
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
 class SSEEvent:
+    """One dispatched event; ``event`` is "message" when the server named none."""
+
     event: str
     data: str
     id: str | None = None
 
 
 class SSEDecoder:
+    """Feed it bytes as they arrive; it returns the events completed so far."""
+
     def __init__(self) -> None:
         self._text = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._buffer = ""
@@ -25,6 +34,7 @@ class SSEDecoder:
         self._event = ""
         self._data: list[str] = []
         self._id: str | None = None
+        self._at_start = True
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         return self._feed_text(self._text.decode(chunk))
@@ -39,29 +49,24 @@ class SSEDecoder:
         return events
 
     def _feed_text(self, text: str) -> list[SSEEvent]:
+        if self._at_start and text:
+            self._at_start = False
+            text = text.removeprefix("\ufeff")
         if not text:
             return []
         if self._pending_cr and text.startswith("\n"):
-            text = text[1:]
+            text = text[1:]  # the LF of a CRLF split across chunks
         self._pending_cr = False
-        self._buffer += text
         events: list[SSEEvent] = []
         start = 0
-        buf = self._buffer
-        n = len(buf)
-        i = 0
-        while i < n:
-            ch = buf[i]
-            if ch == "\n" or ch == "\r":
-                events.extend(self._line(buf[start:i]))
-                if ch == "\r":
-                    if i + 1 < n and buf[i + 1] == "\n":
-                        i += 1
-                    elif i + 1 == n:
-                        self._pending_cr = True
-                start = i + 1
-            i += 1
-        self._buffer = buf[start:]
+        for match in _LINE_END.finditer(text):
+            line = self._buffer + text[start:match.start()]
+            self._buffer = ""
+            events.extend(self._line(line))
+            start = match.end()
+            if match.group() == "\r" and start == len(text):
+                self._pending_cr = True
+        self._buffer += text[start:]  # only the unfinished line is kept, so no text is scanned twice
         return events
 
     def _line(self, line: str) -> list[SSEEvent]:

@@ -31,19 +31,22 @@ MAX_ERROR_BODY = 64_000  # characters of an error body kept for messages and tra
 
 
 def backoff_delay(attempt: int, retry_after: float | None, cap: float) -> float:
-    """Seconds to wait before try ``attempt + 1``: Retry-After when given, else 0.5 s doubling, with jitter."""
+    """Seconds to wait before try ``attempt + 1``: Retry-After when given, else 0.5 s doubling with jitter."""
     if retry_after is not None:
         return min(retry_after, cap)
     return min(cap, 0.5 * (2 ** (attempt - 1))) * (0.8 + 0.4 * random.random())
 
 
 class Transport:
+    """HTTP for one provider; ``sleep`` is injectable so tests can check back-off without waiting."""
+
     def __init__(self, config: ProviderConfig, client: httpx.AsyncClient | None = None,
                  sleep: Sleep = asyncio.sleep) -> None:
         self.config = config
         self._own_client = client is None
         self._client = client or httpx.AsyncClient(
-            timeout=httpx.Timeout(connect=config.connect_timeout, read=config.idle_timeout, write=30.0, pool=10.0),
+            timeout=httpx.Timeout(connect=config.connect_timeout, read=config.idle_timeout, write=30.0,
+                                  pool=10.0),
             follow_redirects=False,
         )
         self._sleep = sleep
@@ -77,8 +80,10 @@ class Transport:
                                                      json=payload)
                 response = await self._client.send(request, stream=True)
             except httpx.TimeoutException as exc:
+                waited = (self.config.connect_timeout if isinstance(exc, httpx.ConnectTimeout)
+                          else self.config.idle_timeout)
                 error: ProviderError = RequestTimeoutError(
-                    f"{self.name} did not answer within {self.config.idle_timeout:g} s ({type(exc).__name__}). "
+                    f"{self.name} did not answer within {waited:g} s ({type(exc).__name__}). "
                     "Check that the server is running and reachable.", provider=self.name)
             except httpx.HTTPError as exc:
                 error = ConnectionFailedError(

@@ -156,7 +156,7 @@ class LoopbackServer:
         httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler_class(self))
         httpd.daemon_threads = True
         self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
+        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01},
                                         name="loopback-http", daemon=True)
         self._thread.start()
         return self
