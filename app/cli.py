@@ -14,6 +14,7 @@ from app.cli_common import EXIT_OK, EXIT_USAGE, UsageError
 from orchestration.limits import LoopLimits
 from orchestration.providers.presets import PRESETS
 
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)

@@ -33,9 +33,20 @@ class TextArgs(BaseModel):
 class Recorder:
     def __init__(self) -> None:
         self.events: list[RunEvent] = []
+        self._waiters: list[tuple[str, int, asyncio.Event]] = []
 
     def __call__(self, event: RunEvent) -> None:
         self.events.append(event)
+        for kind, count, flag in self._waiters:
+            if len(self.of(kind)) >= count:
+                flag.set()
+
+    async def wait_for(self, kind: str, count: int = 1) -> None:
+        flag = asyncio.Event()
+        self._waiters.append((kind, count, flag))
+        if len(self.of(kind)) >= count:
+            flag.set()
+        await asyncio.wait_for(flag.wait(), 5.0)
 
     def of(self, kind: str) -> list[Any]:
         return [e for e in self.events if e.type == kind]
@@ -349,19 +360,12 @@ def test_no_tools_selected_sends_no_tools(scripted, registry):
     assert model.requests[0].tools == []
 
 
-async def _cancel_when(recorder: Recorder, task: asyncio.Task, kind: str) -> None:
-    while not recorder.of(kind):
-        await asyncio.sleep(0.001)
-    task.cancel()
-
-
 async def test_cancel_during_stream_keeps_partial_and_closes_stream(registry):
     model = ScriptedModel([Step(text=["partial ", "answer"], hang_after_output=True)])
     rec = Recorder()
     loop = RunLoop(model, registry, rec)
     task = asyncio.create_task(loop.run(RunRequest(model="m", messages=[UserMessage(content="hi")])))
-    while len(rec.of("content")) < 2:
-        await asyncio.sleep(0.001)
+    await rec.wait_for("content", 2)
     task.cancel()
     result = await asyncio.wait_for(task, 1.0)
     assert result.finish_reason == "cancelled"
@@ -377,7 +381,8 @@ async def test_cancel_during_tool_stops_the_tool(registry):
     loop = RunLoop(model, registry, rec, limits=LoopLimits(tool_timeout=60))
     task = asyncio.create_task(loop.run(RunRequest(model="m", messages=[UserMessage(content="hi")],
                                                    tool_names=["slow"])))
-    await _cancel_when(rec, task, "tool_executing")
+    await rec.wait_for("tool_executing")
+    task.cancel()
     result = await asyncio.wait_for(task, 1.0)
     assert result.finish_reason == "cancelled"
     assert rec.of("tool_result") == []
