@@ -49,7 +49,7 @@ def parley_parser(chunks: list[bytes]) -> int:
     for chunk in chunks:
         for sse in decoder.feed(chunk):
             if sse.data != "[DONE]":
-                n += len(reader.sse_data(sse.event, sse.data))
+                n += len(reader.sse_event(sse.event, sse.data))
     reader.finish()
     return n
 

@@ -61,8 +61,12 @@ class _PendingCall:
                             opaque=dict(self.opaque))
 
 
+_JOINED_DETAIL_FIELDS = ("text", "summary")
+
+
 def merge_reasoning_details(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Merge streamed reasoning-detail records that share (type, index): texts joined, other fields kept."""
+    """Merge streamed reasoning-detail records that share (type, index): texts and summaries joined, other
+    fields kept (a later non-empty value wins)."""
     merged: list[dict[str, Any]] = []
     for rec in records:
         key = (rec.get("type"), rec.get("index"))
@@ -71,8 +75,8 @@ def merge_reasoning_details(records: list[dict[str, Any]]) -> list[dict[str, Any
             merged.append(dict(rec))
             continue
         for name, value in rec.items():
-            if name == "text":
-                target["text"] = (target.get("text") or "") + (value or "")
+            if name in _JOINED_DETAIL_FIELDS and isinstance(value, str | None):
+                target[name] = (target.get(name) or "") + (value or "")
             elif value not in (None, "") or name not in target:
                 target[name] = value
     return merged

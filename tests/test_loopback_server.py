@@ -53,10 +53,9 @@ def test_hang_times_out_and_stop_releases_it() -> None:
     server = LoopbackServer().start()
     server.add("GET", "/h", Response(chunks=[b"partial"], hang=True))
     with httpx.Client(timeout=httpx.Timeout(5.0, read=0.2)) as client, client.stream(
-            "GET", server.url + "/h") as resp:
-        with pytest.raises(httpx.ReadTimeout):
-            for _ in resp.iter_raw():
-                pass
+            "GET", server.url + "/h") as resp, pytest.raises(httpx.ReadTimeout):
+        for _ in resp.iter_raw():
+            pass
     started = time.monotonic()
     server.stop()
     assert time.monotonic() - started < 2

@@ -2,7 +2,9 @@
 
 Reads text, reasoning in each dialect (``reasoning_content``; ``reasoning``; OpenRouter's
 ``reasoning_details``; Mistral's ``thinking`` content arrays), tool-call deltas, usage, finish reasons and
-mid-stream error frames, and turns them into provider events through the shared accumulator.
+mid-stream error frames, and turns them into provider events through the shared accumulator. Local servers
+that leave ``<think>`` tags in the text (``Capabilities.think_tags``) have them split out as reasoning.
+Anything that goes wrong mid-answer is raised as a ``ProviderError`` carrying the partial message.
 """
 
 from __future__ import annotations
@@ -166,13 +168,13 @@ class ChunkReader:
         if isinstance(usage, dict) and usage:
             events += self.acc.set_usage(usage_from_openai(usage))
         choices = obj.get("choices") or []
-        for choice in choices:
-            if choice.get("index", 0) != 0:
-                continue
+        for choice in choices if isinstance(choices, list) else []:
+            if not isinstance(choice, dict) or (choice.get("index") or 0) != 0:
+                continue  # only the first choice is read (n > 1 is never requested)
             delta = choice.get("delta")
             if delta is None:
-                delta = choice.get("message") or {}
-            events += self._delta(delta)
+                delta = choice.get("message")
+            events += self._delta(delta if isinstance(delta, dict) else {})
             if choice.get("finish_reason"):
                 self.finish_reason = choice["finish_reason"]
             if choice.get("native_finish_reason"):
@@ -201,13 +203,17 @@ class ChunkReader:
                 events += self._content_item(item)
         if isinstance(delta.get("refusal"), str) and delta["refusal"]:
             events += self._text(delta["refusal"])
-        for call in delta.get("tool_calls") or []:
-            fn = call.get("function") or {}
+        calls = delta.get("tool_calls")
+        for call in calls if isinstance(calls, list) else []:
+            if not isinstance(call, dict):
+                continue
+            fn = call.get("function") if isinstance(call.get("function"), dict) else {}
             args = fn.get("arguments")
             if args is not None and not isinstance(args, str):
-                args = json.dumps(args)
-            events += acc.tool_call_delta(index=call.get("index"), id=call.get("id"), name=fn.get("name"),
-                                          arguments=args)
+                args = json.dumps(args)  # a few servers send the arguments as an object
+            index = call.get("index")
+            events += acc.tool_call_delta(index=index if isinstance(index, int) else None, id=call.get("id"),
+                                          name=fn.get("name"), arguments=args)
         return events
 
     def _content_item(self, item: Any) -> list[ProviderEvent]:

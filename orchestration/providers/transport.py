@@ -34,7 +34,7 @@ def backoff_delay(attempt: int, retry_after: float | None, cap: float) -> float:
     """Seconds to wait before try ``attempt + 1``: Retry-After when given, else 0.5 s doubling with jitter."""
     if retry_after is not None:
         return min(retry_after, cap)
-    return min(cap, 0.5 * (2 ** (attempt - 1))) * (0.8 + 0.4 * random.random())
+    return min(cap, 0.5 * (2 ** (attempt - 1)) * (0.8 + 0.4 * random.random()))  # jitter never passes the cap
 
 
 class Transport:
@@ -79,6 +79,12 @@ class Transport:
                 request = self._client.build_request(method, self.url(path), headers=self.headers(headers),
                                                      json=payload)
                 response = await self._client.send(request, stream=True)
+            except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+                bad_url = ConnectionFailedError(
+                    f"The base URL for {self.name} is not usable ({self.config.base_url!r}): {exc}. "
+                    "It should look like http://host:port/v1.", provider=self.name)
+                bad_url.retryable = False  # trying again cannot help
+                raise bad_url from exc
             except httpx.TimeoutException as exc:
                 waited = (self.config.connect_timeout if isinstance(exc, httpx.ConnectTimeout)
                           else self.config.idle_timeout)

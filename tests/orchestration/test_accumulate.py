@@ -33,7 +33,8 @@ def complete(acc: ResponseAccumulator, finish: str = "stop") -> ResponseComplete
 
 def test_text_and_reasoning_parts_keep_their_order() -> None:
     acc = ResponseAccumulator()
-    events = acc.meta("r1", "m") + acc.reasoning("think ") + acc.reasoning("more") + acc.text("Hel") + acc.text("lo")
+    events = acc.meta("r1", "m") + acc.reasoning("think ") + acc.reasoning("more")
+    events += acc.text("Hel") + acc.text("lo")
     assert events == [ResponseStarted(response_id="r1", model="m"), ReasoningChunk(text="think "),
                       ReasoningChunk(text="more"), TextChunk(text="Hel"), TextChunk(text="lo")]
     assert acc.text("") == [] and acc.reasoning("") == []
@@ -150,7 +151,8 @@ def test_incomplete_arguments_are_not_announced_early_but_are_at_finish() -> Non
 
 def test_whole_calls_are_announced_at_once() -> None:
     acc = ResponseAccumulator()
-    events = acc.text("Let me check.") + acc.tool_call(id="w1", name="f", arguments='{"a":1}', opaque={"sig": "s"})
+    events = acc.text("Let me check.")
+    events += acc.tool_call(id="w1", name="f", arguments='{"a":1}', opaque={"sig": "s"})
     assert ready(events) == [("w1", "f", '{"a":1}')]
     msg = complete(acc).message
     assert [type(p) for p in msg.parts] == [TextPart, ToolCallPart]

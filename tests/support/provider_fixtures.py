@@ -7,6 +7,7 @@ over them; when ../shared is absent it returns a single placeholder and ``requir
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -85,4 +86,4 @@ def cut(data: bytes, positions: list[int]) -> list[bytes]:
     """``data`` split at the given byte offsets (any order, duplicates and out-of-range ignored)."""
     points = sorted({p for p in positions if 0 < p < len(data)})
     bounds = [0, *points, len(data)]
-    return [data[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+    return [data[a:b] for a, b in itertools.pairwise(bounds) if b > a]

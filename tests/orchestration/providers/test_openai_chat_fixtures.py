@@ -147,7 +147,8 @@ def check_outcome(key: str, outcome: Outcome) -> None:
         assert got.raw == usage
         assert got.input_tokens == usage["prompt_tokens"]
         assert got.output_tokens == usage["completion_tokens"]
-        assert got.reasoning_tokens == (usage.get("completion_tokens_details") or {}).get("reasoning_tokens", 0)
+        details = usage.get("completion_tokens_details") or {}
+        assert got.reasoning_tokens == details.get("reasoning_tokens", 0)
         cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or usage.get(
             "prompt_cache_hit_tokens", 0)
         assert got.cached_tokens == cached
@@ -274,7 +275,7 @@ async def test_http_error_body_becomes_typed_error(key: str, loopback: LoopbackS
     async def sleep(seconds: float) -> None:
         sleeps.append(seconds)
 
-    adapter = OpenAIChatAdapter(ProviderConfig(id=key.split("/")[0], base_url=loopback.url + "/v1"), sleep=sleep)
+    adapter = OpenAIChatAdapter(config_for(key, loopback), sleep=sleep)
     with pytest.raises(ProviderError) as caught:
         async for _ in adapter.stream(ModelRequest(model="m", messages=[UserMessage(content="hi")])):
             pass

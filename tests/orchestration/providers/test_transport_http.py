@@ -130,7 +130,8 @@ async def test_headers_and_auth_are_sent(loopback: LoopbackServer) -> None:
 
 async def test_x_api_key_auth_style(loopback: LoopbackServer) -> None:
     loopback.add("POST", "/v1/messages", Response.text("ok"))
-    transport = Transport(ProviderConfig(id="t", base_url=loopback.url + "/v1", api_key="k", auth="x-api-key"))
+    config = ProviderConfig(id="t", base_url=loopback.url + "/v1", api_key="k", auth="x-api-key")
+    transport = Transport(config)
     await read_all(transport, "messages")
     await transport.aclose()
     assert loopback.requests[0].header("x-api-key") == "k"
@@ -147,6 +148,17 @@ async def test_connection_refused_is_connection_failed_and_retried() -> None:
     assert "Could not reach test" in caught.value.message
 
 
+@pytest.mark.parametrize("base_url", ["localhost:8080/v1", "ftp://host/v1", "http://[::1/v1"])
+async def test_unusable_base_url_fails_at_once(base_url: str) -> None:
+    sleeps = Sleeps()
+    transport = Transport(ProviderConfig(id="test", base_url=base_url), sleep=sleeps)
+    with pytest.raises(ConnectionFailedError) as caught:
+        await read_all(transport)
+    await transport.aclose()
+    assert sleeps.calls == [] and not caught.value.retryable
+    assert "base URL" in caught.value.message
+
+
 async def test_no_answer_before_headers_is_a_request_timeout(loopback: LoopbackServer) -> None:
     loopback.always("POST", "/v1/chat/completions", Response(hang_before_headers=True))
     transport = make(loopback.url, idle_timeout=0.2, max_attempts=1)
@@ -158,7 +170,8 @@ async def test_no_answer_before_headers_is_a_request_timeout(loopback: LoopbackS
 
 async def test_idle_stream_is_stream_idle_error_and_not_retried(loopback: LoopbackServer) -> None:
     loopback.always("POST", "/v1/chat/completions",
-                    Response(headers={"Content-Type": "text/event-stream"}, chunks=[b"data: {}\n\n"], hang=True))
+                    Response(headers={"Content-Type": "text/event-stream"}, chunks=[b"data: {}\n\n"],
+                             hang=True))
     sleeps = Sleeps()
     transport = make(loopback.url, sleeps, idle_timeout=0.2)
     received: list[bytes] = []
@@ -199,7 +212,7 @@ def test_backoff_delay() -> None:
     assert backoff_delay(1, 3.0, cap=20) == 3.0
     assert backoff_delay(1, 30.0, cap=20) == 20
     assert 0.4 <= backoff_delay(1, None, cap=20) <= 0.6
-    assert backoff_delay(10, None, cap=5) <= 5
+    assert all(backoff_delay(10, None, cap=5) <= 5 for _ in range(50))  # jitter stays under the cap
 
 
 def test_parse_retry_after() -> None:
