@@ -1,0 +1,98 @@
+"""The incremental markdown render must end identical to a full render of the same text."""
+
+from __future__ import annotations
+
+import difflib
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from PySide6.QtGui import QTextDocument
+
+from widgets.markdown_blocks import BlockSplitter
+from widgets.markdown_render import StreamingMarkdown, append_markdown, render_markdown
+
+BLOCKS = [
+    "# Title", "## Second *level*", "### h3 with `code`", "Some *para* text\nsecond line",
+    "A paragraph with **bold**, _italic_, `code` and a [link](https://example.org).",
+    "- a\n- b", "* star\n  * nested\n  * nested two", "1. one\n2. two", "10. ten", "- [ ] task\n- [x] done",
+    "```python\nx = 1\n\ny = 2\n```", "```\nraw\n```", "~~~\ntilde fence\n~~~", "    indented code\n    more",
+    "> quote\n> more", "> quote with\n\n> two paragraphs", "| a | b |\n|---|---|\n| 1 | 2 |", "---", "plain",
+    "Setext heading\n===", "Line with trailing spaces  \nhard break", "- item\n\n  continued paragraph",
+    "1. first\n\n   indented para\n2. second", "Ünïcödé and emoji 😀 text", "<br/>", "[ref]: https://x.y",
+]
+
+
+def html_diff(expected: QTextDocument, actual: QTextDocument) -> str:
+    return "\n".join(difflib.unified_diff(expected.toHtml().splitlines(), actual.toHtml().splitlines(),
+                                         lineterm="", n=1))
+
+
+def stream(text: str, cuts: list[int], document: QTextDocument | None = None) -> QTextDocument:
+    document = document or QTextDocument()
+    region = StreamingMarkdown(document)
+    previous = 0
+    for cut in sorted(set(cuts)):
+        region.push(text[previous:cut])
+        region.flush()
+        previous = cut
+    region.push(text[previous:])
+    region.finish()
+    return document
+
+
+markdown_texts = st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=7).map(lambda parts: "\n\n".join(parts) + "\n")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_texts, data=st.data())
+def test_streamed_render_equals_full_render(qapp, text, data):
+    cuts = data.draw(st.lists(st.integers(min_value=0, max_value=len(text)), max_size=25))
+    expected = render_markdown(text)
+    actual = stream(text, cuts)
+    assert expected.toHtml() == actual.toHtml(), html_diff(expected, actual)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_texts, data=st.data())
+def test_streamed_render_after_existing_content_equals_one_append(qapp, text, data):
+    cuts = data.draw(st.lists(st.integers(min_value=0, max_value=len(text)), max_size=10))
+    expected = render_markdown("**You**")
+    append_markdown(expected, text)
+    actual = stream(text, cuts, render_markdown("**You**"))
+    assert expected.toHtml() == actual.toHtml(), html_diff(expected, actual)
+
+
+@pytest.mark.parametrize("text", ["\n\n".join(BLOCKS) + "\n", "token " * 3000])
+def test_character_by_character(qapp, text):
+    expected = render_markdown(text)
+    actual = stream(text, list(range(0, len(text), 7)))
+    assert expected.toHtml() == actual.toHtml(), html_diff(expected, actual)
+
+
+def test_append_markdown_block_by_block_equals_full_render(qapp):
+    # A paragraph between blocks keeps lists apart; blocks whose render depends on distant context are left out.
+    parts = []
+    for block in BLOCKS:
+        if not block.startswith(("<", "[")):
+            parts += ["Between.", block]
+    document = QTextDocument()
+    for part in parts:
+        append_markdown(document, part)
+    expected = render_markdown("\n\n".join(parts))
+    assert expected.toHtml() == document.toHtml(), html_diff(expected, document)
+
+
+def test_splitter_keeps_lists_and_fences_together():
+    splitter = BlockSplitter()
+    finished = splitter.feed("- a\n\n- b\n\nPara\n\n```\ncode\n\nmore\n```\n\nend")
+    assert finished == ["- a\n\n- b\n\n", "Para\n\n"]
+    assert splitter.tail == "```\ncode\n\nmore\n```\n\nend"
+    assert not splitter.needs_full_render
+
+
+def test_splitter_flags_context_dependent_constructs():
+    for text in ["```\nx\n```\n\n| a |\n|---|\n| 1 |\n", "[r]: https://x\n", "<div>x</div>\n"]:
+        splitter = BlockSplitter()
+        splitter.feed(text)
+        assert splitter.needs_full_render, text

@@ -1,0 +1,132 @@
+"""Splitting streamed markdown into blocks that will never change again, and the unfinished rest.
+
+The chat view renders a finished block once and keeps it; only the tail is re-rendered as text arrives. That
+is only correct if a block, once declared finished, renders the same no matter what follows. A blank line
+outside a code fence ends a block, except where markdown lets the next line continue it: list items (a blank
+line inside a list makes it loose, and items after it still belong to the same list), indented continuation
+lines and indented code. So a block is only declared finished when the first line after the blank line
+arrives and cannot continue it.
+
+A few constructs depend on distant context in Qt's markdown importer (link reference definitions, raw HTML
+blocks, and a table anywhere after a code block or quote, whose header loses its formatting in a full
+render);
+``needs_full_render`` says so, and the view then renders the finished message once in full.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+_INDENTED = re.compile(r"^(?: {1,}|\t)\S")
+_REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:")
+_HTML_BLOCK = re.compile(r"^ {0,3}<[A-Za-z!?/]")
+_TABLE_DELIMITER = re.compile(r"^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+_QUOTE = re.compile(r"^ {0,3}>")
+_RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+
+
+@dataclass
+class _Block:
+    lines: list[str] = field(default_factory=list)
+    kind: str = "paragraph"  # paragraph | list | code | fence | quote | table | other
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+
+def _kind_of(first_line: str) -> str:
+    if _RULE.match(first_line):
+        return "rule"
+    if _FENCE.match(first_line):
+        return "fence"
+    if _LIST_ITEM.match(first_line):
+        return "list"
+    if first_line.startswith(("    ", "\t")):
+        return "code"
+    if _QUOTE.match(first_line):
+        return "quote"
+    return "paragraph"
+
+
+class BlockSplitter:
+    """Feed markdown deltas; collect finished blocks; ``tail`` is everything not finished yet."""
+
+    def __init__(self) -> None:
+        self._partial_line = ""
+        self._current = _Block()
+        self._pending_blank: list[str] = []  # blank lines after the current block, not yet assigned
+        self._fence: tuple[str, int] | None = None  # (char, length) of the open fence
+        self._seen_kinds: set[str] = set()
+        self.needs_full_render = False
+
+    @property
+    def tail(self) -> str:
+        return self._current.text + "".join(self._pending_blank) + self._partial_line
+
+    def feed(self, text: str) -> list[str]:
+        """Add text; return the blocks that became finished (each with its trailing newline)."""
+        finished: list[str] = []
+        data = self._partial_line + text
+        start = 0
+        while True:
+            end = data.find("\n", start)
+            if end < 0:
+                break
+            finished.extend(self._line(data[start:end + 1]))
+            start = end + 1
+        self._partial_line = data[start:]
+        return finished
+
+    def _line(self, line: str) -> list[str]:
+        bare = line.rstrip("\r\n")
+        if _REFERENCE_DEFINITION.match(bare) or _HTML_BLOCK.match(bare):
+            self.needs_full_render = True
+        if self._fence is not None:
+            self._current.lines.append(line)
+            match = _FENCE.match(bare)
+            if match and match.group(1)[0] == self._fence[0] and len(match.group(1)) >= self._fence[1] \
+                    and not match.group(2).strip():
+                self._fence = None
+            return []
+        if not bare.strip():
+            if self._current.lines:
+                self._pending_blank.append(line)
+            else:
+                self._current.lines.append(line)  # leading blank lines stay with the next block
+            return []
+        finished: list[str] = []
+        if self._pending_blank and not self._continues(bare):
+            finished.append(self._close_current())
+        elif self._pending_blank:
+            self._current.lines.extend(self._pending_blank)
+            self._pending_blank = []
+        if not self._current.lines or all(not ln.strip() for ln in self._current.lines):
+            self._current.kind = _kind_of(bare)
+        self._current.lines.append(line)
+        if self._current.kind == "paragraph" and _TABLE_DELIMITER.match(bare) and "|" in "".join(self._current.lines):
+            self._current.kind = "table"
+            if self._seen_kinds & {"fence", "code", "quote"}:
+                self.needs_full_render = True
+        match = _FENCE.match(bare)
+        if match:
+            self._fence = (match.group(1)[0], len(match.group(1)))
+        return finished
+
+    def _continues(self, line: str) -> bool:
+        kind = self._current.kind
+        if kind == "list":
+            return bool(_LIST_ITEM.match(line) or _INDENTED.match(line))
+        if kind == "code":
+            return line.startswith(("    ", "\t"))
+        return False
+
+    def _close_current(self) -> str:
+        block = self._current.text + "".join(self._pending_blank)
+        self._seen_kinds.add(self._current.kind)
+        self._current = _Block()
+        self._pending_blank = []
+        return block
