@@ -26,3 +26,24 @@ def shared_dir() -> Path:
     if not SHARED_FIXTURES.is_dir():
         pytest.skip("../shared is absent")
     return SHARED_FIXTURES
+
+
+@pytest.fixture
+def qasync_loop(qapp):
+    """A qasync event loop on the test QApplication, driven with ``run_until_complete`` (pattern A in the
+    Qt notes); teardown cancels what is left and closes it without stopping Qt."""
+    import asyncio
+
+    import qasync
+
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    yield loop
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.close()
+    asyncio.set_event_loop(None)

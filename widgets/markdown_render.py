@@ -77,8 +77,9 @@ def append_markdown(document: QTextDocument, markdown: str) -> None:
 
     landed = document.findBlockByNumber(start)
     after = landed.next()
-    if (not _is_rule(first_source) and landed.text() == "" and not _is_rule(landed) and landed.textList() is None and not _in_table(landed)
-            and after.isValid() and (_is_rule(after) or _in_table(after) or after.textList() is not None)):
+    stray = (not _is_rule(first_source) and landed.text() == "" and not _is_rule(landed)
+             and landed.textList() is None and not _in_table(landed))
+    if stray and after.isValid() and (_is_rule(after) or _in_table(after) or after.textList() is not None):
         _remove_empty_block(landed)
         landed = document.findBlockByNumber(start)
         if first_source.text() == "" and _in_table(first_source.next()):
@@ -145,14 +146,24 @@ class StreamingMarkdown:
         self.document = document
         self.text = ""
         self._splitter = BlockSplitter()
-        self._region_start = self._end_position()
+        # The tail's start is kept as a distance from the document's end (the region is always last), and the
+        # region's start as a cursor, so content changed above the region (a tool chip) does not move them.
+        self._region_anchor = QTextCursor(document)
+        self._region_anchor.setPosition(self._end_position())
+        self._region_anchor.setKeepPositionOnInsert(True)  # text appended after it is the region itself
         self._region_empty = True
-        self._tail_start: int | None = None  # position of the rendered tail, None when none is rendered
+        self._tail_from_end: int | None = None  # where the rendered tail starts, None when none is rendered
         self._pending = ""
         self.finished = False
 
     def _end_position(self) -> int:
         return self.document.characterCount() - 1
+
+    def _from_end(self, position: int) -> int:
+        return self.document.characterCount() - position
+
+    def _at(self, from_end: int) -> int:
+        return self.document.characterCount() - from_end
 
     def push(self, delta: str) -> None:
         """Queue text; nothing is rendered until ``flush``."""
@@ -169,14 +180,15 @@ class StreamingMarkdown:
         delta, self._pending = self._pending, ""
         self.text += delta
         blocks = self._splitter.feed(delta)
-        if blocks or self._tail_start is not None:
+        if blocks or self._tail_from_end is not None:
             self._drop_tail()
         for block in blocks:
             self._append(block)
         tail = self._splitter.tail
         if tail.strip():
-            self._tail_start = self._end_position() + (0 if self.document.isEmpty() else 1)
+            tail_start = self._end_position() + (0 if self.document.isEmpty() else 1)
             self._append(tail)
+            self._tail_from_end = self._from_end(tail_start)
 
     def finish(self) -> None:
         """Render everything that is left; afterwards the region equals a full render of ``text``."""
@@ -186,14 +198,15 @@ class StreamingMarkdown:
         self.finished = True
         if self._splitter.needs_full_render and self.text.strip():
             if not self._region_empty:
-                remove_from(self.document, self._region_start + (1 if self._region_start else 0))
+                region_start = self._region_anchor.position()
+                remove_from(self.document, region_start + (1 if region_start else 0))
             append_markdown(self.document, self.text)
 
     def _drop_tail(self) -> None:
-        if self._tail_start is None:
+        if self._tail_from_end is None:
             return
-        remove_from(self.document, self._tail_start)
-        self._tail_start = None
+        remove_from(self.document, self._at(self._tail_from_end))
+        self._tail_from_end = None
 
     def _append(self, markdown: str) -> None:
         if not markdown.strip():

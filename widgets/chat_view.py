@@ -1,0 +1,357 @@
+"""The conversation as one QTextBrowser document, streamed into at most once per frame.
+
+One document for the whole conversation is the cheapest view measured (see bench/RESULTS.md): a 500-message
+history loads in a fraction of a second and appending costs milliseconds. Streaming text is queued and
+rendered by a frame timer (``FRAME_MS``) through ``StreamingMarkdown``, which keeps finished markdown blocks and
+re-renders only the unfinished tail. Tool calls appear as chips where they happened in the answer; clicking a
+chip expands it to its arguments and result. Links open in the system browser; remote images are never loaded.
+Long histories show the most recent ``PAGE_SIZE`` messages and load older pages when scrolled to the top.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QTextBrowser, QWidget
+
+from widgets.code_highlighter import CodeHighlighter
+from widgets.markdown_render import StreamingMarkdown, append_markdown
+
+FRAME_MS = 16
+PAGE_SIZE = 60  # messages rendered per page of history
+TOP_THRESHOLD_PX = 40  # scrolling this close to the top loads the previous page
+BOTTOM_SLACK_PX = 8  # within this of the bottom counts as "at the bottom" for auto-scroll
+CHIP_ARGUMENT_CHARS = 60
+CHIP_RESULT_CHARS = 4_000  # characters of a result shown in an expanded chip
+
+STATUS_MARK = {"running": "…", "ok": "✓", "error": "✗", "timeout": "⏱", "denied": "⊘"}
+
+
+@dataclass
+class ToolChip:
+    id: str
+    name: str
+    arguments: str
+    visibility: str = "primary"
+    status: str = "running"
+    result: str = ""
+    duration_ms: int | None = None
+    offset: int | None = None  # where in the answer text the call appeared (history only)
+    expanded: bool = False
+
+
+@dataclass
+class ChatMessage:
+    """A finished message as the view shows it."""
+
+    role: str  # user | assistant | error | notice
+    text: str
+    tools: list[ToolChip] = field(default_factory=list)
+    status: str = "complete"  # complete | interrupted | error
+
+
+def _short_arguments(arguments: str) -> str:
+    try:
+        value: Any = json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        value = None
+    if isinstance(value, dict):
+        text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in value.items())
+    else:
+        text = " ".join(arguments.split())
+    return text if len(text) <= CHIP_ARGUMENT_CHARS else text[: CHIP_ARGUMENT_CHARS - 1] + "…"
+
+
+def chip_html(chip: ToolChip) -> str:
+    mark = STATUS_MARK.get(chip.status, "?")
+    duration = f" · {chip.duration_ms} ms" if chip.duration_ms is not None else ""
+    head = (f'<a href="parley-tool:{html.escape(chip.id)}" style="text-decoration:none">'
+            f"{mark} <b>{html.escape(chip.name)}</b>({html.escape(_short_arguments(chip.arguments))})"
+            f" · {html.escape(chip.status)}{duration}</a>")
+    if not chip.expanded:
+        return head
+    result = chip.result if len(chip.result) <= CHIP_RESULT_CHARS else (
+        chip.result[:CHIP_RESULT_CHARS] + f"\n… ({len(chip.result) - CHIP_RESULT_CHARS} more characters)")
+    lines = ["arguments:", *(chip.arguments.splitlines() or ["(none)"]),
+             "result:", *(result.splitlines() or ["(empty)"])]
+    body = "<br/>".join(html.escape(line) for line in lines)
+    return f'{head}<br/><span style="font-family:monospace">{body}</span>'
+
+
+class ChatView(QTextBrowser):
+    older_history_wanted = Signal()
+
+    def __init__(self, parent: QWidget | None = None, *, frame_ms: int = FRAME_MS,
+                 open_url: Callable[[QUrl], object] = QDesktopServices.openUrl) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setReadOnly(True)
+        self.setAccessibleName("Conversation")
+        self.anchorClicked.connect(self._on_anchor)
+        self._open_url = open_url
+        self._highlighter = CodeHighlighter(self.document())
+        self._frame = QTimer(self)
+        self._frame.setInterval(frame_ms)
+        self._frame.timeout.connect(self._render_frame)
+        self._region: StreamingMarkdown | None = None
+        self._chips: dict[str, tuple[ToolChip, QTextCursor]] = {}
+        self._history: list[ChatMessage] = []
+        self._shown_from = 0
+        self._streaming = False
+        self._stick_to_bottom = True
+        self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+
+    # --- history ------------------------------------------------------------------------------------
+    def set_messages(self, messages: list[ChatMessage]) -> None:
+        """Show a conversation: the most recent page now, older pages on scroll up."""
+        self._history = list(messages)
+        self._shown_from = max(0, len(messages) - PAGE_SIZE)
+        self._rebuild()
+        self.scroll_to_bottom()
+
+    def load_older(self) -> bool:
+        """Render the previous page of history above; False when everything is shown or a run streams."""
+        if self._shown_from == 0 or self._streaming:
+            return False
+        bar = self.verticalScrollBar()
+        distance_from_bottom = bar.maximum() - bar.value()
+        self._shown_from = max(0, self._shown_from - PAGE_SIZE)
+        self._rebuild()
+        bar.setValue(bar.maximum() - distance_from_bottom)
+        return True
+
+    @property
+    def shown_message_count(self) -> int:
+        return len(self._history) - self._shown_from
+
+    def _rebuild(self) -> None:
+        document = self.document()
+        document.clear()
+        self._chips.clear()
+        for message in self._history[self._shown_from:]:
+            self._render_message(message)
+
+    def _render_message(self, message: ChatMessage) -> None:
+        if message.role == "user":
+            self._header("You")
+            self._markdown(message.text)
+        elif message.role == "assistant":
+            self._header("Assistant")
+            position = 0
+            for chip in sorted(message.tools, key=lambda c: c.offset or 0):
+                cut = chip.offset if chip.offset is not None else len(message.text)
+                self._markdown(message.text[position:cut])
+                position = max(position, cut)
+                if chip.visibility != "hidden":
+                    self._insert_chip(chip)
+            self._markdown(message.text[position:])
+            if message.status == "interrupted":
+                self._notice("Stopped: the answer above is partial.")
+            elif message.status == "error":
+                self._notice("The answer above was cut off by an error.")
+        elif message.role == "error":
+            self._error_block(message.text)
+        else:
+            self._notice(message.text)
+
+    # --- streaming ----------------------------------------------------------------------------------
+    def add_user_message(self, text: str) -> None:
+        self._history.append(ChatMessage("user", text))
+        self._header("You")
+        self._markdown(text)
+        self.scroll_to_bottom()
+
+    def begin_assistant(self) -> None:
+        self._streaming = True
+        self._stick_to_bottom = self._at_bottom()
+        self._history.append(ChatMessage("assistant", ""))
+        self._header("Assistant")
+        self._region = None
+
+    def append_content(self, text: str) -> None:
+        if not text:
+            return
+        if not self._streaming:
+            self.begin_assistant()
+        if self._region is None:
+            self._region = StreamingMarkdown(self.document())
+        self._history[-1].text += text
+        self._region.push(text)
+        if not self._frame.isActive():
+            self._frame.start()
+
+    def add_tool_call(self, call_id: str, name: str, arguments: str) -> None:
+        """Record a call where it happened; its chip appears once its visibility is known (see ``show_tool``)."""
+        if not self._streaming:
+            self.begin_assistant()
+        self._close_region()
+        self._history[-1].tools.append(ToolChip(call_id, name, arguments, offset=len(self._history[-1].text)))
+
+    def show_tool(self, call_id: str, visibility: str) -> None:
+        chip = self._find_chip(call_id)
+        if chip is None or call_id in self._chips:
+            return
+        chip.visibility = visibility
+        if visibility != "hidden":
+            self._insert_chip(chip)
+            self._keep_bottom()
+
+    def set_tool_result(self, call_id: str, status: str, result: str, duration_ms: int,
+                        visibility: str = "primary") -> None:
+        chip = self._find_chip(call_id)
+        if chip is None:
+            return
+        chip.status, chip.result, chip.duration_ms = status, result, duration_ms
+        if call_id not in self._chips:
+            self.show_tool(call_id, visibility)
+        elif call_id in self._chips:
+            self._refresh_chip(*self._chips[call_id])
+
+    def _find_chip(self, call_id: str) -> ToolChip | None:
+        for message in reversed(self._history):
+            for chip in message.tools:
+                if chip.id == call_id:
+                    return chip
+        return None
+
+    def end_assistant(self, finish_reason: str) -> None:
+        self._close_region()
+        if self._streaming and self._history:
+            message = self._history[-1]
+            if finish_reason == "cancelled":
+                message.status = "interrupted"
+                self._notice("Stopped: the answer above is partial.")
+            elif finish_reason == "error":
+                message.status = "error"
+            elif finish_reason == "length":
+                self._notice("The answer hit the output token limit.")
+        self._streaming = False
+        self._keep_bottom()
+
+    def add_error(self, message: str) -> None:
+        self._close_region()
+        self._history.append(ChatMessage("error", message))
+        self._error_block(message)
+        self._keep_bottom()
+
+    def handle_event(self, event: Any) -> None:
+        """Route a run event (orchestration.events) to the methods above."""
+        kind = event.type
+        if kind == "content":
+            self.append_content(event.content)
+        elif kind == "tool_calls":
+            for call in event.calls:
+                self.add_tool_call(call.id, call.name, call.arguments)
+        elif kind == "tool_executing":
+            self.show_tool(event.id, event.visibility)
+        elif kind == "tool_result":
+            self.set_tool_result(event.id, event.status, event.result, event.duration_ms, event.visibility)
+        elif kind == "error":
+            self.add_error(event.message)
+        elif kind == "done":
+            self.end_assistant(event.finish_reason)
+        elif kind == "run_started":
+            self.begin_assistant()
+
+    @property
+    def streaming(self) -> bool:
+        return self._streaming
+
+    def flush(self) -> None:
+        """Render queued text now (tests and the end of a run)."""
+        self._render_frame()
+
+    # --- rendering helpers --------------------------------------------------------------------------
+    def _render_frame(self) -> None:
+        region = self._region
+        if region is None or not region.dirty:
+            self._frame.stop()
+            return
+        stick = self._stick_to_bottom or self._at_bottom()
+        region.flush()
+        if stick:
+            self.scroll_to_bottom()
+
+    def _close_region(self) -> None:
+        if self._region is not None:
+            self._region.finish()
+            self._region = None
+        self._frame.stop()
+
+    def _cursor_at_end(self) -> QTextCursor:
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        if not self.document().isEmpty():
+            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+        return cursor
+
+    def _header(self, who: str) -> None:
+        cursor = self._cursor_at_end()
+        cursor.insertHtml(f'<span style="font-weight:600; color:#7a7f87">{html.escape(who)}</span>')
+
+    def _markdown(self, text: str) -> None:
+        if text.strip():
+            append_markdown(self.document(), text)
+
+    def _notice(self, text: str) -> None:
+        self._cursor_at_end().insertHtml(f'<span style="font-style:italic; color:#7a7f87">{html.escape(text)}</span>')
+
+    def _error_block(self, text: str) -> None:
+        self._cursor_at_end().insertHtml(f'<span style="color:#c0392b"><b>Error:</b> {html.escape(text)}</span>')
+
+    def _insert_chip(self, chip: ToolChip) -> None:
+        cursor = self._cursor_at_end()
+        anchor = QTextCursor(cursor)
+        anchor.setKeepPositionOnInsert(True)
+        cursor.insertHtml(chip_html(chip))
+        self._chips[chip.id] = (chip, anchor)
+
+    def _refresh_chip(self, chip: ToolChip, anchor: QTextCursor) -> None:
+        stick = self._at_bottom()
+        cursor = QTextCursor(anchor)
+        cursor.movePosition(QTextCursor.MoveOperation.StartOfBlock)
+        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+        cursor.insertHtml(chip_html(chip))
+        if stick:
+            self.scroll_to_bottom()
+
+    def _on_anchor(self, url: QUrl) -> None:
+        if url.scheme() == "parley-tool":
+            entry = self._chips.get(url.path())
+            if entry is not None:
+                entry[0].expanded = not entry[0].expanded
+                self._refresh_chip(*entry)
+            return
+        if url.scheme() in ("http", "https"):
+            self._open_url(url)
+
+    def loadResource(self, kind: int, url: QUrl) -> Any:
+        if url.scheme() in ("http", "https", "ftp", "file"):
+            return None  # never fetch remote (or local) images named by model output
+        return super().loadResource(kind, url)
+
+    # --- scrolling ----------------------------------------------------------------------------------
+    def _at_bottom(self) -> bool:
+        bar = self.verticalScrollBar()
+        return bar.value() >= bar.maximum() - BOTTOM_SLACK_PX
+
+    def scroll_to_bottom(self) -> None:
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def _keep_bottom(self) -> None:
+        if self._stick_to_bottom or self._at_bottom():
+            self.scroll_to_bottom()
+
+    def _on_scrolled(self, value: int) -> None:
+        if self._frame.isActive():
+            self._stick_to_bottom = self._at_bottom()
+        if value <= TOP_THRESHOLD_PX and self._shown_from > 0 and not self._streaming:
+            QTimer.singleShot(0, self.load_older)

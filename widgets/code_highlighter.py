@@ -1,0 +1,73 @@
+"""Syntax colours for fenced code blocks in the chat document, without changing the document.
+
+A ``QSyntaxHighlighter`` paints formats in the layout only, so the document stays exactly what the markdown
+render produced (the streaming render is tested against a full render) while code blocks get Pygments
+colours. Each line is lexed on its own: fast and incremental, at the price of multi-line strings and comments
+being coloured line by line.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
+from pygments.styles import get_style_by_name
+from pygments.token import _TokenType
+from pygments.util import ClassNotFound
+from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument, QTextFormat
+
+LIGHT_STYLE = "default"
+DARK_STYLE = "monokai"
+MAX_HIGHLIGHTED_LINE = 2_000  # characters; longer lines (minified code) stay plain
+
+
+@lru_cache(maxsize=64)
+def _lexer(language: str) -> Lexer | None:
+    try:
+        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+class CodeHighlighter(QSyntaxHighlighter):
+    def __init__(self, document: QTextDocument, dark: bool = False) -> None:
+        super().__init__(document)
+        self._formats: dict[_TokenType, QTextCharFormat] = {}
+        self._style = get_style_by_name(DARK_STYLE if dark else LIGHT_STYLE)
+
+    def set_dark(self, dark: bool) -> None:
+        self._style = get_style_by_name(DARK_STYLE if dark else LIGHT_STYLE)
+        self._formats.clear()
+        self.rehighlight()
+
+    def _format(self, token: _TokenType) -> QTextCharFormat:
+        cached = self._formats.get(token)
+        if cached is not None:
+            return cached
+        style = self._style.style_for_token(token)
+        fmt = QTextCharFormat()
+        if style["color"]:
+            fmt.setForeground(QColor(f"#{style['color']}"))
+        if style["bold"]:
+            fmt.setFontWeight(QFont.Weight.Bold)
+        if style["italic"]:
+            fmt.setFontItalic(True)
+        self._formats[token] = fmt
+        return fmt
+
+    def highlightBlock(self, text: str) -> None:
+        block_format = self.currentBlock().blockFormat()
+        if not block_format.hasProperty(QTextFormat.Property.BlockCodeLanguage):
+            return
+        language = block_format.stringProperty(QTextFormat.Property.BlockCodeLanguage).strip().lower()
+        lexer = _lexer(language) if language else None
+        if lexer is None or len(text) > MAX_HIGHLIGHTED_LINE:
+            return
+        position = 0
+        for token, value in lexer.get_tokens(text):
+            if value:
+                fmt = self._format(token)
+                if fmt.foreground().style() or fmt.fontWeight() == QFont.Weight.Bold or fmt.fontItalic():
+                    self.setFormat(position, len(value), fmt)
+                position += len(value)
