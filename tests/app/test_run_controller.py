@@ -28,7 +28,7 @@ def test_events_arrive_in_order_and_run_finishes(qasync_loop):
     task = controller.start(model, default_registry(), request(), sinks=[sunk.append])
     result = qasync_loop.run_until_complete(task)
     model.assert_exhausted()
-    assert [e.type for e in events][0] == "run_started" and events[-1].type == "done"
+    assert events[0].type == "run_started" and events[-1].type == "done"
     assert sunk == events
     assert finished == [result] and result.answer == "It is 5."
     assert running == [True, False] and not controller.running
