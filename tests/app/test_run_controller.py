@@ -41,9 +41,11 @@ def test_stop_cancels_and_keeps_partial(qasync_loop):
     model = ScriptedModel([Step(text=["partial ", "text"], hang_after_output=True)])
     task = controller.start(model, default_registry(), request())
 
+    first_content = asyncio.Event()
+    controller.event_emitted.connect(lambda e: first_content.set() if e.type == "content" else None)
+
     async def stop_after_content() -> None:
-        while not any(e.type == "content" for e in events):
-            await asyncio.sleep(0.005)
+        await asyncio.wait_for(first_content.wait(), 5)
         controller.stop()
 
     qasync_loop.run_until_complete(stop_after_content())
