@@ -20,7 +20,7 @@ from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from widgets.code_highlighter import CodeHighlighter
+from widgets.code_highlighter import CodeHighlighter, warm_up
 from widgets.markdown_render import StreamingMarkdown, append_markdown
 
 FRAME_MS = 16
@@ -29,6 +29,7 @@ TOP_THRESHOLD_PX = 40  # scrolling this close to the top loads the previous page
 BOTTOM_SLACK_PX = 8  # within this of the bottom counts as "at the bottom" for auto-scroll
 CHIP_ARGUMENT_CHARS = 60
 CHIP_RESULT_CHARS = 4_000  # characters of a result shown in an expanded chip
+WARM_UP_DELAY_MS = 50  # syntax lexers are built this long after the view is created, while the app is idle
 
 STATUS_MARK = {"running": "…", "ok": "✓", "error": "✗", "timeout": "⏱", "denied": "⊘"}
 
@@ -94,6 +95,7 @@ class ChatView(QTextBrowser):
         self.setOpenExternalLinks(False)
         self.setReadOnly(True)
         self.setAccessibleName("Conversation")
+        self.document().setUndoRedoEnabled(False)
         self.anchorClicked.connect(self._on_anchor)
         self._open_url = open_url
         self._highlighter = CodeHighlighter(self.document())
@@ -107,6 +109,7 @@ class ChatView(QTextBrowser):
         self._streaming = False
         self._stick_to_bottom = True
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+        QTimer.singleShot(WARM_UP_DELAY_MS, warm_up)
 
     # --- history ------------------------------------------------------------------------------------
     def set_messages(self, messages: list[ChatMessage]) -> None:

@@ -20,6 +20,8 @@ from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QT
 LIGHT_STYLE = "default"
 DARK_STYLE = "monokai"
 MAX_HIGHLIGHTED_LINE = 2_000  # characters; longer lines (minified code) stay plain
+WARM_LANGUAGES = ("python", "javascript", "typescript", "bash", "json", "rust", "go", "c", "cpp", "java", "sql",
+                  "html", "css", "yaml")
 
 
 @lru_cache(maxsize=64)
@@ -28,6 +30,16 @@ def _lexer(language: str) -> Lexer | None:
         return get_lexer_by_name(language, stripnl=False, ensurenl=False)
     except ClassNotFound:
         return None
+
+
+def warm_up(languages: tuple[str, ...] = WARM_LANGUAGES) -> None:
+    """Build the common lexers ahead of time: a lexer compiles its regular expressions on first use (tens
+    of ms for some), which would otherwise stall the first streamed code block. Call it while idle."""
+    for language in languages:
+        lexer = _lexer(language)
+        if lexer is not None:
+            for _ in lexer.get_tokens("x = 1"):
+                pass
 
 
 class CodeHighlighter(QSyntaxHighlighter):

@@ -180,15 +180,20 @@ class StreamingMarkdown:
         delta, self._pending = self._pending, ""
         self.text += delta
         blocks = self._splitter.feed(delta)
-        if blocks or self._tail_from_end is not None:
-            self._drop_tail()
-        for block in blocks:
-            self._append(block)
-        tail = self._splitter.tail
-        if tail.strip():
-            tail_start = self._end_position() + (0 if self.document.isEmpty() else 1)
-            self._append(tail)
-            self._tail_from_end = self._from_end(tail_start)
+        edit = QTextCursor(self.document)
+        edit.beginEditBlock()  # one layout pass and one repaint for the whole frame's changes
+        try:
+            if blocks or self._tail_from_end is not None:
+                self._drop_tail()
+            for block in blocks:
+                self._append(block)
+            tail = self._splitter.tail
+            if tail.strip():
+                tail_start = self._end_position() + (0 if self.document.isEmpty() else 1)
+                self._append(tail)
+                self._tail_from_end = self._from_end(tail_start)
+        finally:
+            edit.endEditBlock()
 
     def finish(self) -> None:
         """Render everything that is left; afterwards the region equals a full render of ``text``."""
