@@ -130,3 +130,8 @@ class BlockSplitter:
         self._current = _Block()
         self._pending_blank = []
         return block
+
+
+def may_contain_table(text: str) -> bool:
+    """True when some line looks like a table's delimiter row (``|---|---|``)."""
+    return "|" in text and any(_TABLE_DELIMITER.match(line) and "-" in line for line in text.splitlines())

@@ -23,7 +23,7 @@ from PySide6.QtGui import (
     QTextFormat,
 )
 
-from widgets.markdown_blocks import BlockSplitter
+from widgets.markdown_blocks import BlockSplitter, may_contain_table
 
 _RULE = QTextFormat.Property.BlockTrailingHorizontalRulerWidth
 _FRONT_MATTER = 0x100000  # Qt's front-matter feature bit (not in PySide's enum): hides a leading ---...--- block
@@ -180,20 +180,26 @@ class StreamingMarkdown:
         delta, self._pending = self._pending, ""
         self.text += delta
         blocks = self._splitter.feed(delta)
+        tail = self._splitter.tail
+        # One edit block means one layout pass and one repaint for the whole frame. Qt builds table frames
+        # differently inside an edit block, which the fix-ups in append_markdown cannot see, so frames that
+        # render a table go without it.
+        batched = not may_contain_table("".join(blocks) + tail)
         edit = QTextCursor(self.document)
-        edit.beginEditBlock()  # one layout pass and one repaint for the whole frame's changes
+        if batched:
+            edit.beginEditBlock()
         try:
             if blocks or self._tail_from_end is not None:
                 self._drop_tail()
             for block in blocks:
                 self._append(block)
-            tail = self._splitter.tail
             if tail.strip():
                 tail_start = self._end_position() + (0 if self.document.isEmpty() else 1)
                 self._append(tail)
                 self._tail_from_end = self._from_end(tail_start)
         finally:
-            edit.endEditBlock()
+            if batched:
+                edit.endEditBlock()
 
     def finish(self) -> None:
         """Render everything that is left; afterwards the region equals a full render of ``text``."""
