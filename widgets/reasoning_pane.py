@@ -20,7 +20,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QPalette, QTextCharFormat, QTextCursor, QTextFrame, QTextFrameFormat
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
-from orchestration.events import ContentDelta, Done, ReasoningDelta, RunStarted, ToolCalls
+from orchestration.events import ContentDelta, Done, ReasoningDelta, RunEvent, RunStarted, ToolCalls
 from widgets.icons import icon
 from widgets.spinner import Spinner
 
@@ -170,7 +170,7 @@ class ReasoningPane(QWidget):
         if self._running and not self._phases:
             self._show_waiting() if expected else self._show_status(IDLE_TEXT)
 
-    def handle_event(self, event: object) -> None:
+    def handle_event(self, event: RunEvent) -> None:
         if isinstance(event, RunStarted):
             self._start_run(event.run_id)
             return

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
-from orchestration.events import ContentDelta, RunStarted, ToolResult
+from orchestration.events import ContentDelta, RunEvent, RunStarted, ToolResult
 from widgets.search_results import ResultEntry, SearchResults, is_openable
 
 UrlOpener = Callable[[QUrl], bool]
@@ -205,7 +205,7 @@ class SearchResultsPane(QWidget):
 
     # --- input ------------------------------------------------------------------------------------------------
 
-    def handle_event(self, event: object) -> None:
+    def handle_event(self, event: RunEvent) -> None:
         if isinstance(event, RunStarted):
             self._start_run(event.run_id)
             return
