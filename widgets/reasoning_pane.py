@@ -373,7 +373,11 @@ class ReasoningPane(QWidget):
             return
         amount = f"{_plural(len(self._phases), 'phase')} · {_plural(self.word_count(), 'word')}"
         streaming_into_view = self._running and not self._collapsed
-        self._toggle.setText(f"Reasoning… {amount}" if streaming_into_view else f"Reasoned in {amount}")
-        self._toggle.setEnabled(True)
-        self._toggle.setIcon(icon("chevron-right" if self._collapsed else "chevron-down"))
-        self._toggle.setToolTip("Show the reasoning" if self._collapsed else "Hide the reasoning")
+        summary = f"Reasoning… {amount}" if streaming_into_view else f"Reasoned in {amount}"
+        if summary != self._toggle.text():
+            self._toggle.setText(summary)
+        chevron = "chevron-right" if self._collapsed else "chevron-down"
+        if chevron != self._toggle.icon().name():
+            self._toggle.setEnabled(True)
+            self._toggle.setIcon(icon(chevron))
+            self._toggle.setToolTip("Show the reasoning" if self._collapsed else "Hide the reasoning")

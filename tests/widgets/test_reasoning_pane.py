@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QTextBrowser, QToolButton
 
 from tests.support.run_script import RunScript
 from widgets.reasoning_pane import IDLE_TEXT, NONE_SENT_TEXT, WAITING_TEXT, ReasoningPane
@@ -99,10 +101,14 @@ def test_answer_collapses_the_pane_to_a_summary_and_the_toggle_reopens_it(qtbot,
     assert pane.phase_count() == 2, "collapsing shows every pending delta first"
     assert pane.summary_text() == "Reasoned in 2 phases · 5 words"
 
-    pane.toggle_collapsed()
+    toggle = pane.findChild(QToolButton, "paneToggle")
+    assert toggle.accessibleName()
+    qtbot.mouseClick(toggle, Qt.MouseButton.LeftButton)
     assert not pane.is_collapsed()
+    assert pane.findChild(QTextBrowser, "reasoningView").isVisible()
     pane.toggle_collapsed()
     assert pane.is_collapsed()
+    assert not pane.findChild(QTextBrowser, "reasoningView").isVisible()
 
 
 def test_words_split_across_deltas_are_counted_once(qtbot, pane):
@@ -200,6 +206,6 @@ def test_theme_switch_recolours_the_phase_blocks(qtbot, pane):
     palette = pane.palette()
     palette.setColor(QPalette.ColorRole.AlternateBase, QColor("#123456"))
     pane.setPalette(palette)
-    frame = pane._frames[0]
+    [frame] = pane.findChild(QTextBrowser, "reasoningView").document().rootFrame().childFrames()
     assert frame.frameFormat().background().color() == QColor("#123456")
     assert pane.phase_text(0) == "text"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt, QUrl
+from PySide6.QtWidgets import QLabel
 
 from tests.support.run_script import RunScript, search_hit
 from widgets.search_results_pane import EMPTY_TEXT, SearchResultsPane
@@ -168,9 +169,9 @@ def test_web_text_is_shown_as_plain_text(qtbot, pane):
     script = RunScript()
     feed(pane, script.started(),
          script.search("q", [search_hit("https://example.org/a", "<b>bold</b> <img src='https://x.y/i.png'>")]))
-    card = pane.result_cards()[0]
-    assert card._title.textFormat() == Qt.TextFormat.PlainText
-    assert card._title.text() == "<b>bold</b> <img src='https://x.y/i.png'>"
+    title = pane.result_cards()[0].findChild(QLabel, "resultTitle")
+    assert title.textFormat() == Qt.TextFormat.PlainText
+    assert title.text() == "<b>bold</b> <img src='https://x.y/i.png'>"
 
 
 def test_a_new_run_clears_the_results(qtbot, pane):

@@ -29,7 +29,8 @@ def themed_app(qapp):
         controller.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     qapp.setStyleSheet(sheet)
-    qapp.setStyle(style)
+    if style:  # empty when a sheet was already set: the style is then the sheet's proxy and stays as it is
+        qapp.setStyle(style)
     qapp.setPalette(palette)
 
 
