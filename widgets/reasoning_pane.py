@@ -14,7 +14,7 @@ in a run, the pane leaves its state to the user.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QPalette, QTextCharFormat, QTextCursor, QTextFrame, QTextFrameFormat
@@ -42,16 +42,14 @@ def _plural(count: int, noun: str) -> str:
 
 @dataclass
 class _Phase:
-    """One reasoning phase as received (the document shows it after the next frame)."""
+    """What the pane counts about one reasoning phase; its text lives in the document."""
 
     iteration: int
     after_tools: list[str]
-    text: list[str] = field(default_factory=list)
     words: int = 0
     ends_inside_word: bool = False
 
-    def add(self, chunk: str) -> None:
-        self.text.append(chunk)
+    def count(self, chunk: str) -> None:
         found = len(_WORD.findall(chunk))
         if found and self.ends_inside_word and not chunk[0].isspace():
             found -= 1  # the chunk continues a word the previous chunk already counted
@@ -74,7 +72,7 @@ class ReasoningPane(QWidget):
         self._phases: list[_Phase] = []
         self._last_reasoning_iteration: int | None = None
         self._tools_since_reasoning: list[str] = []
-        self._pending: list[tuple[int, str]] = []
+        self._pending: list[tuple[int, list[str]]] = []  # (phase index, chunks) not yet in the document
         self._frames: list[QTextFrame] = []
         self._collapsed = False
         self._user_toggled = False
@@ -168,13 +166,16 @@ class ReasoningPane(QWidget):
         """Whether the next run (or the current one, if nothing arrived yet) is expected to send reasoning."""
         self._expect_reasoning = expected
         if self._running and not self._phases:
-            self._show_waiting() if expected else self._show_status(IDLE_TEXT)
+            if expected:
+                self._show_waiting()
+            else:
+                self._show_status(IDLE_TEXT)
 
     def handle_event(self, event: RunEvent) -> None:
         if isinstance(event, RunStarted):
             self._start_run(event.run_id)
             return
-        if self._run_id is not None and getattr(event, "run_id", self._run_id) != self._run_id:
+        if self._run_id is not None and event.run_id != self._run_id:
             return  # a late event from an earlier run
         if isinstance(event, ReasoningDelta):
             self._on_reasoning(event)
@@ -220,12 +221,12 @@ class ReasoningPane(QWidget):
             if self._collapsed and not self._user_toggled:
                 self._set_collapsed(False)
         self._last_reasoning_iteration = event.iteration
-        self._phases[-1].add(event.content)
+        self._phases[-1].count(event.content)
         phase_index = len(self._phases) - 1
         if self._pending and self._pending[-1][0] == phase_index:
-            self._pending[-1] = (phase_index, self._pending[-1][1] + event.content)
+            self._pending[-1][1].append(event.content)
         else:
-            self._pending.append((phase_index, event.content))
+            self._pending.append((phase_index, [event.content]))
         if self._running and not self._spinner.is_running():
             self._spinner.show()
             self._spinner.start()
@@ -275,11 +276,11 @@ class ReasoningPane(QWidget):
         follow = scroll.value() >= scroll.maximum() - FOLLOW_BOTTOM_SLACK_PX
         cursor = QTextCursor(self._view.document())
         cursor.beginEditBlock()
-        for phase_index, text in self._pending:
+        for phase_index, chunks in self._pending:
             while len(self._frames) <= phase_index:
                 self._frames.append(self._insert_phase(cursor, len(self._frames)))
             append_at = self._frames[phase_index].lastCursorPosition()
-            append_at.insertText(text, self._body_format())
+            append_at.insertText("".join(chunks), self._body_format())
         cursor.endEditBlock()
         self._pending.clear()
         self._updates_applied += 1

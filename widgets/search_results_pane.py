@@ -209,7 +209,7 @@ class SearchResultsPane(QWidget):
         if isinstance(event, RunStarted):
             self._start_run(event.run_id)
             return
-        if self._run_id is not None and getattr(event, "run_id", self._run_id) != self._run_id:
+        if self._run_id is not None and event.run_id != self._run_id:
             return
         if isinstance(event, ToolResult) and event.status == "ok":
             self._show_changes(self._results.add_tool_data(event.data))
