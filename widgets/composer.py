@@ -1,0 +1,285 @@
+"""The composer: where the user writes a message and picks model, tools and reasoning effort for the next run.
+
+Enter sends and Shift+Enter starts a new line. While a run is active the Send button is a Stop button and
+Enter does not send (the text stays for later). After a send the input is cleared; ``restore_text`` puts the
+text back when the send failed, so nothing the user wrote is lost. The composer only emits signals; the run
+controller decides what a send or a stop does.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QTextCursor
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from widgets.icons import icon
+
+REASONING_EFFORTS: tuple[str, ...] = ("off", "low", "medium", "high")
+"""The picker's choices; "off" asks for no particular effort (see ``effort_for_request``)."""
+DEFAULT_REASONING_EFFORT = "off"
+MIN_INPUT_LINES = 2
+MAX_INPUT_LINES = 10
+"""The input grows with its text between these many lines, then scrolls."""
+PLACEHOLDER_TEXT = "Message Parley…  (Enter to send, Shift+Enter for a new line)"
+NO_MODELS_TEXT = "No model configured"
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+_ICON_SIZE = QSize(16, 16)
+_SEND_ICON_COLOR = "#ffffff"
+
+
+def effort_for_request(effort: str) -> str | None:
+    """The ``reasoning_effort`` a run request takes for a picker choice: None for "off"."""
+    if effort not in REASONING_EFFORTS:
+        raise ValueError(f"reasoning effort must be one of {', '.join(REASONING_EFFORTS)}, not {effort!r}")
+    return None if effort == "off" else effort
+
+
+def message_text(typed: str) -> str:
+    """What is sent for the typed text: without blank lines before it and trailing whitespace ("" if blank).
+
+    Indentation of the first line is kept (it may be code).
+    """
+    return _LEADING_BLANK_LINES.sub("", typed).rstrip()
+
+
+class ComposerInput(QPlainTextEdit):
+    """A multi-line input where Enter submits and Shift+Enter inserts a newline."""
+
+    submit_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("composerInput")
+        self.setAccessibleName("Message")
+        self.setAccessibleDescription("Enter sends the message; Shift+Enter starts a new line.")
+        self.setPlaceholderText(PLACEHOLDER_TEXT)
+        self.setTabChangesFocus(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.document().documentLayout().documentSizeChanged.connect(self._fit_height)
+        self._fit_height()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                self.textCursor().insertText("\n")
+            else:
+                self.submit_requested.emit()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def _fit_height(self, *_: object) -> None:
+        # QPlainTextEdit's document layout measures its height in wrapped lines.
+        lines = int(self.document().documentLayout().documentSize().height())
+        shown = min(max(lines, MIN_INPUT_LINES), MAX_INPUT_LINES)
+        margins = self.contentsMargins()
+        frame = 2 * self.document().documentMargin()
+        self.setFixedHeight(int(shown * self.fontMetrics().lineSpacing() + frame + margins.top() + margins.bottom()))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit_height()
+
+
+class Composer(QWidget):
+    """Input, send/stop button and the inline pickers; see the module docstring for the behaviour."""
+
+    send_requested = Signal(str)
+    stop_requested = Signal()
+    model_changed = Signal(str, str)
+    """(provider id, model) after the user picks another model."""
+    tools_toggled = Signal(bool)
+    reasoning_effort_changed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("composer")
+        self._running = False
+
+        self._input = ComposerInput(self)
+        self._input.submit_requested.connect(self._on_submit)
+
+        self._model = QComboBox(self)
+        self._model.setObjectName("modelPicker")
+        self._model.setAccessibleName("Model")
+        self._model.setToolTip("Provider and model for the next message")
+        self._model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self._model.currentIndexChanged.connect(self._on_model_index_changed)
+
+        self._tools = QToolButton(self)
+        self._tools.setObjectName("toolsToggle")
+        self._tools.setCheckable(True)
+        self._tools.setChecked(True)
+        self._tools.setText("Tools")
+        self._tools.setIcon(icon("tools"))
+        self._tools.setIconSize(_ICON_SIZE)
+        self._tools.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self._tools.setAccessibleName("Use tools")
+        self._tools.setToolTip("Let the model use tools (web search, calculator, ...)")
+        self._tools.toggled.connect(self.tools_toggled)
+
+        self._effort = QComboBox(self)
+        self._effort.setObjectName("effortPicker")
+        self._effort.setAccessibleName("Reasoning effort")
+        self._effort.setToolTip("How much the model should reason before answering (if it can)")
+        for effort in REASONING_EFFORTS:
+            self._effort.addItem(icon("reasoning"), effort.capitalize(), effort)
+        self._effort.setCurrentIndex(REASONING_EFFORTS.index(DEFAULT_REASONING_EFFORT))
+        self._effort.currentIndexChanged.connect(lambda _index: self.reasoning_effort_changed.emit(
+            self.reasoning_effort()))
+
+        self._send = QPushButton(self)
+        self._send.setObjectName("sendButton")
+        self._send.setIconSize(_ICON_SIZE)
+        self._send.setCursor(Qt.CursorShape.PointingHandCursor)
+        self._send.clicked.connect(self._on_send_clicked)
+
+        frame = QFrame(self)
+        frame.setObjectName("composerFrame")
+        controls = QHBoxLayout()
+        controls.setContentsMargins(0, 0, 0, 0)
+        controls.setSpacing(6)
+        controls.addWidget(self._model)
+        controls.addWidget(self._tools)
+        controls.addWidget(self._effort)
+        controls.addStretch(1)
+        controls.addWidget(self._send)
+        inner = QVBoxLayout(frame)
+        inner.setContentsMargins(12, 10, 10, 10)
+        inner.setSpacing(8)
+        inner.addWidget(self._input)
+        inner.addLayout(controls)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(frame)
+
+        self.set_models([])
+        self._refresh_send_button()
+
+    # --- state ------------------------------------------------------------------------------------------------
+
+    def text(self) -> str:
+        return self._input.toPlainText()
+
+    def input_widget(self) -> ComposerInput:
+        return self._input
+
+    def is_running(self) -> bool:
+        return self._running
+
+    def set_running(self, running: bool) -> None:
+        """While a run is active Send is Stop and Enter does not send."""
+        self._running = running
+        self._refresh_send_button()
+
+    def restore_text(self, text: str) -> None:
+        """Put back the text of a send that failed; text typed since then is kept after it."""
+        if not text:
+            return
+        typed_since = self._input.toPlainText()
+        self._input.setPlainText(f"{text}\n\n{typed_since}" if typed_since.strip() else text)
+        self._input.moveCursor(QTextCursor.MoveOperation.End)
+
+    def focus_input(self) -> None:
+        self._input.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    # --- pickers ----------------------------------------------------------------------------------------------
+
+    def set_models(self, models: list[tuple[str, str]]) -> None:
+        """The (provider id, model) choices; keeps the current choice when it is still offered."""
+        previous = self.current_model()
+        self._model.blockSignals(True)
+        self._model.clear()
+        for provider, model in models:
+            self._model.addItem(f"{model} · {provider}", (provider, model))
+        if not models:
+            self._model.addItem(NO_MODELS_TEXT, None)
+        self._model.setEnabled(bool(models))
+        if previous is not None and previous in models:
+            self._model.setCurrentIndex(models.index(previous))
+        self._model.blockSignals(False)
+        current = self.current_model()
+        if current is not None and current != previous:
+            self.model_changed.emit(*current)
+
+    def current_model(self) -> tuple[str, str] | None:
+        data = self._model.currentData()
+        return tuple(data) if data else None  # type: ignore[return-value]
+
+    def set_current_model(self, provider: str, model: str) -> bool:
+        """Select a model; returns False (and changes nothing) when it is not among the choices."""
+        for index in range(self._model.count()):
+            data = self._model.itemData(index)
+            if data and tuple(data) == (provider, model):
+                self._model.setCurrentIndex(index)
+                return True
+        return False
+
+    def tools_enabled(self) -> bool:
+        return self._tools.isChecked()
+
+    def set_tools_enabled(self, enabled: bool) -> None:
+        self._tools.setChecked(enabled)
+
+    def reasoning_effort(self) -> str:
+        """One of ``REASONING_EFFORTS``."""
+        return str(self._effort.currentData())
+
+    def set_reasoning_effort(self, effort: str) -> None:
+        if effort not in REASONING_EFFORTS:
+            raise ValueError(f"reasoning effort must be one of {', '.join(REASONING_EFFORTS)}, not {effort!r}")
+        self._effort.setCurrentIndex(REASONING_EFFORTS.index(effort))
+
+    # --- actions ----------------------------------------------------------------------------------------------
+
+    def _on_submit(self) -> None:
+        if not self._running:
+            self._send_current_text()
+
+    def _on_send_clicked(self) -> None:
+        if self._running:
+            self.stop_requested.emit()
+        else:
+            self._send_current_text()
+        self.focus_input()
+
+    def _send_current_text(self) -> None:
+        text = message_text(self._input.toPlainText())
+        if not text:
+            return
+        self._input.clear()
+        self.send_requested.emit(text)
+
+    def _on_model_index_changed(self, _index: int) -> None:
+        current = self.current_model()
+        if current is not None:
+            self.model_changed.emit(*current)
+
+    def _refresh_send_button(self) -> None:
+        if self._running:
+            self._send.setText("Stop")
+            self._send.setIcon(icon("stop", _SEND_ICON_COLOR))
+            self._send.setAccessibleName("Stop the run")
+            self._send.setToolTip("Stop the answer (the partial answer is kept)")
+        else:
+            self._send.setText("Send")
+            self._send.setIcon(icon("send", _SEND_ICON_COLOR))
+            self._send.setAccessibleName("Send message")
+            self._send.setToolTip("Send the message (Enter)")
+        self._send.setProperty("running", self._running)
+        self._send.style().unpolish(self._send)
+        self._send.style().polish(self._send)
