@@ -24,6 +24,7 @@ from widgets.code_highlighter import CodeHighlighter, warm_up
 from widgets.markdown_render import StreamingMarkdown, append_markdown
 
 FRAME_MS = 16
+DOCUMENT_MARGIN_PX = 18
 PAGE_SIZE = 60  # messages rendered per page of history
 TOP_THRESHOLD_PX = 40  # scrolling this close to the top loads the previous page
 BOTTOM_SLACK_PX = 8  # within this of the bottom counts as "at the bottom" for auto-scroll
@@ -96,6 +97,7 @@ class ChatView(QTextBrowser):
         self.setReadOnly(True)
         self.setAccessibleName("Conversation")
         self.document().setUndoRedoEnabled(False)
+        self.document().setDocumentMargin(DOCUMENT_MARGIN_PX)
         self.anchorClicked.connect(self._on_anchor)
         self._open_url = open_url
         self._highlighter = CodeHighlighter(self.document())

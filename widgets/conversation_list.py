@@ -1,0 +1,190 @@
+"""The left column: conversations (pinned first, then newest), a search box over the full-text index, and
+new / rename / delete / pin actions.
+
+It only shows what it is given and asks for changes through signals; the app reads and writes the database.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QInputDialog,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from widgets.icons import icon
+
+SEARCH_DEBOUNCE_MS = 200
+ID_ROLE = Qt.ItemDataRole.UserRole
+
+
+@dataclass(frozen=True)
+class ConversationItem:
+    id: int
+    title: str
+    updated_at: int  # epoch ms
+    pinned: bool = False
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    conversation_id: int
+    title: str
+    snippet: str
+
+
+def _when(epoch_ms: int) -> str:
+    moment = datetime.datetime.fromtimestamp(epoch_ms / 1000)
+    today = datetime.date.today()
+    if moment.date() == today:
+        return moment.strftime("%H:%M")
+    if moment.year == today.year:
+        return moment.strftime("%d %b")
+    return moment.strftime("%Y-%m-%d")
+
+
+def _ask_confirmation(parent: QWidget, title: str) -> bool:
+    answer = QMessageBox.question(parent, "Delete conversation",
+                                  f"Delete “{title}” and everything in it? This cannot be undone.")
+    return answer == QMessageBox.StandardButton.Yes
+
+
+def _ask_title(parent: QWidget, current: str) -> str | None:
+    text, ok = QInputDialog.getText(parent, "Rename conversation", "Title:", text=current)
+    return text.strip() if ok and text.strip() else None
+
+
+class ConversationList(QWidget):
+    conversation_selected = Signal(int)
+    new_chat_requested = Signal()
+    search_changed = Signal(str)
+    rename_requested = Signal(int, str)
+    delete_requested = Signal(int)
+    pin_requested = Signal(int, bool)
+
+    def __init__(self, parent: QWidget | None = None, *,
+                 confirm_delete: Callable[[QWidget, str], bool] = _ask_confirmation,
+                 ask_title: Callable[[QWidget, str], str | None] = _ask_title) -> None:
+        super().__init__(parent)
+        self.setObjectName("conversationList")
+        self._confirm_delete = confirm_delete
+        self._ask_title = ask_title
+        self._items: dict[int, ConversationItem] = {}
+        self._searching = False
+
+        self.new_button = QPushButton(icon("new-chat"), "New chat")
+        self.new_button.setAccessibleName("New chat")
+        self.new_button.clicked.connect(self.new_chat_requested)
+        self.search_box = QLineEdit()
+        self.search_box.setPlaceholderText("Search conversations")
+        self.search_box.setAccessibleName("Search conversations")
+        self.search_box.setClearButtonEnabled(True)
+        self.list = QListWidget()
+        self.list.setAccessibleName("Conversations")
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._menu)
+        self.list.itemActivated.connect(self._activated)
+        self.list.itemClicked.connect(self._activated)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(SEARCH_DEBOUNCE_MS)
+        self._debounce.timeout.connect(lambda: self.search_changed.emit(self.search_box.text().strip()))
+        self.search_box.textChanged.connect(lambda _text: self._debounce.start())
+
+        top = QHBoxLayout()
+        top.addWidget(self.new_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.setSpacing(6)
+        layout.addLayout(top)
+        layout.addWidget(self.search_box)
+        layout.addWidget(self.list, 1)
+
+    # --- content ------------------------------------------------------------------------------------
+    def set_conversations(self, items: list[ConversationItem], selected: int | None = None) -> None:
+        """Show conversations, pinned first, then the most recently updated."""
+        self._searching = False
+        self._items = {item.id: item for item in items}
+        ordered = sorted(items, key=lambda c: (not c.pinned, -c.updated_at))
+        self.list.clear()
+        for item in ordered:
+            label = f"{'📌 ' if item.pinned else ''}{item.title or 'Untitled'}\n{_when(item.updated_at)}"
+            row = QListWidgetItem(label)
+            row.setData(ID_ROLE, item.id)
+            row.setToolTip(item.title)
+            self.list.addItem(row)
+            if item.id == selected:
+                self.list.setCurrentItem(row)
+
+    def set_search_results(self, hits: list[SearchHit]) -> None:
+        self._searching = True
+        self.list.clear()
+        if not hits:
+            empty = QListWidgetItem("No matches")
+            empty.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.list.addItem(empty)
+        for hit in hits:
+            row = QListWidgetItem(f"{hit.title or 'Untitled'}\n{hit.snippet}")
+            row.setData(ID_ROLE, hit.conversation_id)
+            row.setToolTip(hit.snippet)
+            self.list.addItem(row)
+
+    @property
+    def searching(self) -> bool:
+        return self._searching
+
+    def focus_search(self) -> None:
+        self.search_box.setFocus()
+        self.search_box.selectAll()
+
+    def ids_in_order(self) -> list[int]:
+        return [self.list.item(i).data(ID_ROLE) for i in range(self.list.count())
+                if self.list.item(i).data(ID_ROLE) is not None]
+
+    # --- actions ------------------------------------------------------------------------------------
+    def _activated(self, row: QListWidgetItem) -> None:
+        conversation_id = row.data(ID_ROLE)
+        if conversation_id is not None:
+            self.conversation_selected.emit(int(conversation_id))
+
+    def _menu(self, point: QPoint) -> None:
+        row = self.list.itemAt(point)
+        if row is None or row.data(ID_ROLE) is None:
+            return
+        conversation_id = int(row.data(ID_ROLE))
+        menu = QMenu(self)
+        rename = menu.addAction("Rename…")
+        item = self._items.get(conversation_id)
+        pin = menu.addAction("Unpin" if item and item.pinned else "Pin")
+        delete = menu.addAction("Delete…")
+        chosen = menu.exec(self.list.mapToGlobal(point))
+        if chosen is rename:
+            self.request_rename(conversation_id)
+        elif chosen is pin:
+            self.pin_requested.emit(conversation_id, not (item and item.pinned))
+        elif chosen is delete:
+            self.request_delete(conversation_id)
+
+    def request_rename(self, conversation_id: int) -> None:
+        item = self._items.get(conversation_id)
+        title = self._ask_title(self, item.title if item else "")
+        if title:
+            self.rename_requested.emit(conversation_id, title)
+
+    def request_delete(self, conversation_id: int) -> None:
+        item = self._items.get(conversation_id)
+        if self._confirm_delete(self, item.title if item else "this conversation"):
+            self.delete_requested.emit(conversation_id)
