@@ -1,0 +1,308 @@
+"""The window's behaviour: what Send, Stop, selecting, searching, renaming and deleting conversations do.
+
+This is the one place that joins the widgets to the database, the settings file, the keyring and the run
+controller. Widgets only emit signals and show what they are given; this module reads and writes.
+The user's message is written before a request starts (RunRecorder.begin); when that write or the provider
+setup fails, the text goes back into the composer, so nothing typed is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject
+
+from app.errors import EnvironmentProblem
+from app.history_view import chat_messages
+from app.provider_setup import key_required, provider_config
+from app.run_controller import RunController
+from app.secrets.names import provider_entry
+from app.secrets.store import SecretStore
+from app.settings import ProviderSettings, Settings
+from app.settings.store import save_settings
+from app.storage import History, StorageError
+from app.storage.history import title_from_text
+from app.storage.replay import conversation_messages
+from app.storage.run_recorder import RunRecorder
+from app.storage.search import HistorySearch
+from orchestration.loop import RunRequest
+from orchestration.messages import Message, UserMessage
+from orchestration.providers import adapter_for
+from orchestration.providers.discovery import discover_local_servers
+from tools.registry import ToolRegistry
+from widgets.add_provider_dialog import AddProviderDialog, NewProvider
+from widgets.conversation_list import ConversationItem, SearchHit
+from widgets.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+SEARCH_LIMIT = 50  # hits shown for a conversation search
+
+RegistryFactory = Callable[[Settings, Callable[[str], str | None]], ToolRegistry]
+DialogFactory = Callable[..., AddProviderDialog]
+
+
+class ChatSession(QObject):
+    def __init__(self, window: MainWindow, history: History | None, settings: Settings, settings_path: Any,
+                 secrets: SecretStore, registry_factory: RegistryFactory, *,
+                 dialog_factory: DialogFactory = AddProviderDialog, storage_problem: str | None = None) -> None:
+        super().__init__(window)
+        self.window = window
+        self.history = history
+        self.settings = settings
+        self.settings_path = settings_path
+        self.secrets = secrets
+        self.registry_factory = registry_factory
+        self.dialog_factory = dialog_factory
+        self.controller = RunController(self)
+        self.conversation_id: int | None = None
+        self._recorder: RunRecorder | None = None
+        self._pending_text: str | None = None
+        self._discovery: asyncio.Task[Any] | None = None
+        self._memory_history: list[Message] = []
+
+        w = window
+        w.composer.send_requested.connect(self.send)
+        w.composer.stop_requested.connect(self.controller.stop)
+        w.conversations.conversation_selected.connect(self.open_conversation)
+        w.conversations.new_chat_requested.connect(self.new_chat)
+        w.conversations.search_changed.connect(self.search)
+        w.conversations.rename_requested.connect(self.rename)
+        w.conversations.delete_requested.connect(self.delete)
+        w.conversations.pin_requested.connect(self.pin)
+        w.welcome.add_provider_requested.connect(self.add_provider)
+        self.controller.event_emitted.connect(w.handle_event)
+        self.controller.run_finished.connect(self._run_finished)
+        self.controller.crashed.connect(self._run_crashed)
+        if storage_problem:
+            w.show_error_in_chat(storage_problem)
+        self.refresh_providers()
+        self.refresh_conversations()
+
+    # --- providers ----------------------------------------------------------------------------------
+    def refresh_providers(self) -> None:
+        models = [(p.id, p.default_model or "") for p in self.settings.providers]
+        self.window.composer.set_models(models)
+        default = next((p for p in self.settings.providers if p.id == self.settings.default_provider), None)
+        if default is not None:
+            self.window.composer.set_current_model(default.id, default.default_model or "")
+        self.window.show_welcome(not self.settings.providers and self.conversation_id is None)
+        if not self.settings.providers:
+            self.start_discovery()
+        self._update_status()
+
+    def start_discovery(self) -> None:
+        """Look for local servers in the background; the welcome panel lists what answers."""
+        if self._discovery is not None and not self._discovery.done():
+            return
+        try:
+            self._discovery = asyncio.ensure_future(self._discover())
+        except RuntimeError:  # no running event loop (tests without qasync): nothing to look for
+            self.window.welcome.set_servers([])
+
+    async def _discover(self) -> None:
+        try:
+            servers = await discover_local_servers()
+        except Exception:
+            log.exception("local server discovery failed")
+            servers = []
+        self.window.welcome.set_servers([(s.title, s.preset, s.base_url) for s in servers])
+
+    def add_provider(self, preset: str = "", base_url: str = "") -> NewProvider | None:
+        dialog = self.dialog_factory(self.window, preset=preset, base_url=base_url,
+                                     taken_ids={p.id for p in self.settings.providers})
+        if not dialog.exec():
+            return None
+        new = dialog.result_provider()
+        entry = ProviderSettings(id=new.id, kind=new.kind, preset=new.preset, base_url=new.base_url,
+                                 default_model=new.model)
+        self.settings.providers.append(entry)
+        if not self.settings.default_provider:
+            self.settings.default_provider = entry.id
+        try:
+            save_settings(self.settings, self.settings_path)
+        except EnvironmentProblem as problem:
+            self.window.show_error_in_chat(f"{problem} The provider is kept for this session only.")
+        if new.api_key:
+            try:
+                self.secrets.store(provider_entry(new.id), new.api_key)
+            except EnvironmentProblem as problem:
+                self.secrets.store_for_session(provider_entry(new.id), new.api_key)
+                self.window.show_error_in_chat(f"{problem} The key is kept in memory for this session only.")
+        self.refresh_providers()
+        return new
+
+    def _provider(self) -> tuple[ProviderSettings, str]:
+        provider_id, model = self.window.composer.current_model()
+        entry = next((p for p in self.settings.providers if p.id == provider_id), None)
+        if entry is None:
+            raise EnvironmentProblem("No provider is set up. Add one with “Add a provider…” (or "
+                                     "`parley providers add`).")
+        model = model or entry.default_model or ""
+        if not model:
+            raise EnvironmentProblem(f"Provider {entry.id} has no model chosen. Pick one in the model picker.")
+        return entry, model
+
+    def _secret_lookup(self, name: str) -> str | None:
+        return self.secrets.lookup(name)
+
+    # --- sending ------------------------------------------------------------------------------------
+    def send(self, text: str) -> None:
+        if self.controller.running:
+            self.window.composer.restore_text(text)
+            return
+        try:
+            self._start_run(text)
+        except EnvironmentProblem as problem:
+            self.window.composer.restore_text(text)
+            self.window.show_error_in_chat(str(problem))
+
+    def _start_run(self, text: str) -> None:
+        entry, model = self._provider()
+        key = self.secrets.lookup(provider_entry(entry.id))
+        if key is None and key_required(entry):
+            raise EnvironmentProblem(f"No API key is stored for {entry.id}. Add it with "
+                                     f"`parley keys set {entry.id}` (Preferences come in a later version).")
+        config = provider_config(entry, key)
+        registry = self.registry_factory(self.settings, self._secret_lookup)
+        run_id = uuid.uuid4().hex
+        recorder = None
+        if self.history is not None:
+            if self.conversation_id is None:
+                self.conversation_id = self.history.create_conversation(title_from_text(text),
+                                                                        provider=entry.id, model=model)
+            recorder = RunRecorder(self.history, self.conversation_id, secrets=[key] if key else [])
+            recorder.begin(text, run_id=run_id, provider=entry.id, model=model)
+            messages = conversation_messages(self.history, self.conversation_id)
+        else:
+            messages = self._memory_messages(text)
+        self._recorder = recorder
+        self._pending_text = text
+        self.window.show_welcome(False)
+        self.window.chat_view.add_user_message(text)
+        self.window.reasoning_pane.expect_reasoning(self.window.composer.reasoning_effort() != "off")
+        tool_names = [n for n in registry.names() if self.settings.tools.enabled.get(n, True)] \
+            if self.window.composer.tools_enabled() else []
+        request = RunRequest(model=model, messages=messages, tool_names=tool_names,
+                             reasoning_effort=self.window.composer.effort_for_request() or entry.reasoning_effort,
+                             conversation_id=str(self.conversation_id) if self.conversation_id else None,
+                             run_id=run_id)
+        self.controller.start(adapter_for(config), registry, request, limits=self.settings.limits,
+                              sinks=[recorder] if recorder else [])
+        self.window.set_status(model=f"{entry.id} · {model}")
+        self.refresh_conversations()
+
+    def _memory_messages(self, text: str) -> list[Message]:
+        """Without a database (it could not be opened) the conversation lives in memory only."""
+        self._memory_history.append(UserMessage(content=text))
+        return list(self._memory_history)
+
+    def _run_finished(self, result: Any) -> None:
+        if self.history is None:
+            self._memory_history.extend(result.new_messages)
+        recorder = self._recorder
+        if recorder is not None and recorder.save_error is not None:
+            self.window.show_error_in_chat(f"The answer could not be saved: {recorder.save_error}")
+        if result.finish_reason == "error" and not result.answer and self._pending_text and recorder is None:
+            self.window.composer.restore_text(self._pending_text)
+        self._pending_text = None
+        self.refresh_conversations()
+        self.window.composer.focus_input()
+
+    def _run_crashed(self, trace: str) -> None:
+        last = trace.strip().splitlines()[-1] if trace.strip() else "unknown error"
+        self.window.show_error_in_chat(f"Internal error in Parley (this is a bug): {last}. The details are in the "
+                                       "log; your message was saved.")
+        self.window.composer.set_running(False)
+
+    # --- conversations ------------------------------------------------------------------------------
+    def refresh_conversations(self) -> None:
+        if self.history is None or self.window.conversations.searching:
+            return
+        try:
+            summaries = self.history.list_conversations()
+        except StorageError as problem:
+            self.window.show_error_in_chat(str(problem))
+            return
+        self.window.conversations.set_conversations(
+            [ConversationItem(s.id, s.title, s.updated_at, s.pinned) for s in summaries],
+            selected=self.conversation_id)
+
+    def new_chat(self) -> None:
+        if self.controller.running:
+            return
+        self.conversation_id = None
+        self.window.chat_view.set_messages([])
+        self.window.show_welcome(not self.settings.providers)
+        self.window.composer.focus_input()
+        self.refresh_conversations()
+
+    def open_conversation(self, conversation_id: int) -> None:
+        if self.history is None or self.controller.running:
+            return
+        try:
+            records = self.history.branch(conversation_id)
+        except (StorageError, LookupError) as problem:
+            self.window.show_error_in_chat(str(problem))
+            return
+        self.conversation_id = conversation_id
+        registry = self.registry_factory(self.settings, self._secret_lookup)
+
+        def visibility_of(name: str) -> str:
+            tool = registry.get(name)
+            return tool.visibility if tool is not None else "primary"
+
+        self.window.show_welcome(False)
+        self.window.chat_view.set_messages(chat_messages(records, visibility_of))
+        self.window.composer.focus_input()
+
+    def search(self, text: str) -> None:
+        if self.history is None:
+            return
+        if not text:
+            self.window.conversations.set_conversations([])  # leaves search mode
+            self.refresh_conversations()
+            return
+        try:
+            hits = HistorySearch(self.history).search(text, limit=SEARCH_LIMIT, marks=("", ""))
+        except (StorageError, ValueError) as problem:
+            self.window.conversations.set_search_results([SearchHit(0, "Search problem", str(problem))])
+            return
+        self.window.conversations.set_search_results(
+            [SearchHit(h.conversation_id, h.conversation_title, h.snippet) for h in hits])
+
+    def rename(self, conversation_id: int, title: str) -> None:
+        self._change(lambda h: h.rename(conversation_id, title))
+
+    def delete(self, conversation_id: int) -> None:
+        if self.controller.running and conversation_id == self.conversation_id:
+            self.window.show_error_in_chat("Stop the running answer before deleting this conversation.")
+            return
+        self._change(lambda h: h.delete(conversation_id))
+        if conversation_id == self.conversation_id:
+            self.new_chat()
+
+    def pin(self, conversation_id: int, pinned: bool) -> None:
+        self._change(lambda h: h.set_pinned(conversation_id, pinned))
+
+    def _change(self, action: Callable[[History], object]) -> None:
+        if self.history is None:
+            return
+        try:
+            action(self.history)
+        except (StorageError, LookupError) as problem:
+            self.window.show_error_in_chat(str(problem))
+        self.refresh_conversations()
+
+    # --- status -------------------------------------------------------------------------------------
+    def _update_status(self) -> None:
+        status = self.secrets.status(probe=False)
+        self.window.set_status(keyring=f"Keyring: {status.backend}" if status.usable else "Keyring: unavailable")
+        provider_id, model = self.window.composer.current_model()
+        if provider_id:
+            self.window.set_status(model=f"{provider_id} · {model}")
+
