@@ -44,7 +44,7 @@ def _domain(text: str) -> str:
     value = text.strip().lower()
     value = re.sub(r"^[a-z][a-z0-9+.-]*://", "", value).split("/", 1)[0].removeprefix("www.")
     if not _DOMAIN.match(value):
-        raise PydanticCustomError("domain", "{text!r} is not a domain name such as 'python.org'", {"text": text})
+        raise PydanticCustomError("domain", "'{text}' is not a domain name such as 'python.org'", {"text": text})
     return value
 
 

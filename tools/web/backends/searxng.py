@@ -3,8 +3,8 @@
 Request: ``q``, ``format=json``, ``safesearch`` 0/1/2, ``time_range`` day/week/month/year, ``pageno`` 1; domains
 become ``site:`` operators. Response: ``{"results": [{"title", "url", "content", "engine", "score",
 "publishedDate"?}]}``; SearXNG returns a fixed page, trimmed here to the requested count. An instance without
-``json`` in ``search.formats`` answers 403. SearXNG has no keys; a key stored under ``search:searxng`` is sent as
-a bearer token for instances behind an authenticating proxy.
+``json`` in ``search.formats`` answers 403, which gets its own message. SearXNG has no keys; a key stored under
+``search:searxng`` is sent as a bearer token for instances behind an authenticating proxy.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from tools.web.backends.http import request_json, results_list
 from tools.web.search_types import SearchError, SearchHit, SearchQuery, hit_from
 
 SAFE_SEARCH_LEVELS = {"off": 0, "moderate": 1, "strict": 2}
-JSON_DISABLED = ("SearXNG refused format=json (HTTP 403). Enable it on the instance: add json to search.formats in "
-                 "its settings.yml")
+FORBIDDEN = ("SearXNG refused the search (HTTP 403). Most instances do this when JSON output is off: add json to "
+             "search.formats in the instance's settings.yml. Behind an authenticating proxy, check the key stored "
+             "as search:searxng")
 
 
 @dataclass
@@ -39,7 +40,7 @@ class SearxngBackend:
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         data = await request_json(self.id, self.label, "GET", f"{self.base_url}/search", timeout=self.timeout,
                                   headers=headers, params=params,
-                                  overrides=None if key else {403: ("not_configured", JSON_DISABLED)})
+                                  overrides={403: ("not_configured", FORBIDDEN)})
         hits = (hit_from(self.id, title=item.get("title"), url=item.get("url"), snippet=item.get("content"),
                          published=item.get("publishedDate"), score=item.get("score"))
                 for item in results_list(self.label, data, "results"))
