@@ -120,21 +120,23 @@ class AddressGuard:
             return None
         return kind
 
-    def _refusal(self, host: str, address: IPAddress, kind: str) -> AddressRefused:
-        where = f"{address}" if host == str(address) else f"{host} resolves to {address}, which"
+    def _refusal(self, host: str, address: IPAddress, kind: str, literal: bool) -> AddressRefused:
+        where = host if literal else f"{host} resolves to {address}, which"
         if kind in LOCAL_KINDS:
             why = ("web_fetch reads only public addresses unless local addresses are allowed in "
                    "Preferences > Web")
         else:
             why = "web_fetch never connects to those"
-        return AddressRefused(f"{where} is a {kind} address; {why}.")
+        article = "an" if kind[0] in "aeiou" else "a"
+        return AddressRefused(f"{where} is {article} {kind} address; {why}.")
 
     async def check(self, host: str, port: int) -> str:
         """The address to connect to for ``host``; ``AddressRefused`` or ``ResolutionFailed`` otherwise."""
         literal = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-        try:
+        is_literal = _is_address(literal)
+        if is_literal:
             addresses = [ipaddress.ip_address(literal)]
-        except ValueError:
+        else:
             try:
                 found = await self.resolver(literal, port)
             except (OSError, UnicodeError) as exc:
@@ -145,5 +147,5 @@ class AddressGuard:
         for address in addresses:
             kind = self.problem(address)
             if kind is not None:
-                raise self._refusal(literal, address, kind)
+                raise self._refusal(literal, address, kind, is_literal)
         return str(addresses[0])

@@ -36,6 +36,7 @@ class BoundedDecoder:
             raise UnsupportedEncoding(self.encoding)
         # gzip has one framing; deflate may be zlib-wrapped or raw, decided by its first bytes
         self._inflater: Any = zlib.decompressobj(16 + zlib.MAX_WBITS) if "gzip" in self.encoding else None
+        self._head = b""  # deflate bytes held back until the header can be recognized
         self.limit = limit
         self.total = 0
         self.exceeded = False
@@ -50,7 +51,11 @@ class BoundedDecoder:
 
     def _inflate(self, data: bytes) -> bytes:
         if self._inflater is None:
-            wrapped = len(data) >= 2 and (data[0] & 0x0F) == 8 and int.from_bytes(data[:2], "big") % 31 == 0
+            data = self._head + data
+            if len(data) < 2:  # the zlib header is two bytes; wait for the second
+                self._head = data
+                return b""
+            wrapped = (data[0] & 0x0F) == 8 and int.from_bytes(data[:2], "big") % 31 == 0
             self._inflater = zlib.decompressobj(zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS)
         if self._inflater.eof:
             return b""  # anything after the end of the compressed stream is ignored

@@ -30,11 +30,12 @@ _KEPT_SCHEMES = ("http://", "https://", "mailto:")
 _DROPPED_TAGS = ("script", "style", "noscript", "template", "iframe", "svg", "form", "nav", "footer", "header")
 _BLANK_LINES = re.compile(r"\n{3,}")
 _TRAILING_SPACE = re.compile(r"[ \t]+\n")
+_XML_INCOMPATIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")  # control characters lxml will not store
 _PARSE_ERRORS = (Unparseable, etree.LxmlError, ValueError)  # what readability and lxml raise on odd markup
 
 
 def _markdown(fragment_html: str) -> str:
-    root = lxml.html.fragment_fromstring(fragment_html, create_parent="div")
+    root = lxml.html.fragment_fromstring(_XML_INCOMPATIBLE.sub("", fragment_html), create_parent="div")
     for link in root.iter("a"):
         href = (link.get("href") or "").strip()
         if not href.lower().startswith(_KEPT_SCHEMES):
