@@ -251,7 +251,7 @@ def test_empty_url_argument() -> None:
 
 
 async def test_unknown_host(loopback: LoopbackServer) -> None:
-    with pytest.raises(FetchFailed, match="could not find the server nowhere.example"):
+    with pytest.raises(FetchFailed, match=r"could not find the server nowhere\.example"):
         await fetcher(resolver=FakeResolver({})).fetch("http://nowhere.example/")
 
 
