@@ -165,8 +165,10 @@ class WebFetch:
     """The handler behind ``web_fetch``: address guard, limits, extraction and the page cache."""
 
     def __init__(self, settings: FetchSettings, resolver: Resolver | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.settings = settings
+        self.transport = transport  # None: real connections; tests may hand in httpx.MockTransport
         self.guard = AddressGuard(settings.allow_local_addresses, parse_networks(settings.allowed_networks),
                                   resolver or system_resolver)
         self.cache: TTLCache[FetchedPage] = TTLCache(settings.cache_ttl, settings.cache_entries, clock)
@@ -258,7 +260,8 @@ class WebFetch:
         timeouts = httpx.Timeout(self.settings.timeout, connect=min(self.settings.timeout, CONNECT_TIMEOUT))
         # No keep-alive: each connection is made to one checked address and must not be reused for another name.
         async with httpx.AsyncClient(timeout=timeouts, follow_redirects=False, trust_env=False,
-                                     limits=httpx.Limits(max_keepalive_connections=0)) as client:
+                                     limits=httpx.Limits(max_keepalive_connections=0),
+                                     transport=self.transport) as client:
             url = requested
             for redirects in range(self.settings.max_redirects + 1):
                 response = await self._connect(client, url)

@@ -130,3 +130,25 @@ async def test_allowed_networks_open_one_range_only() -> None:
 ])
 def test_address_kinds(address: str, kind: str | None) -> None:
     assert address_kind(ipaddress.ip_address(address)) == kind
+
+
+async def test_https_request_is_pinned_to_the_checked_address_with_the_name_for_tls() -> None:
+    """How the pinned connection is built, seen at the transport boundary (no TLS server runs in the tests):
+    the URL carries the checked address, while Host and the TLS server name (httpcore's ``sni_hostname``
+    extension, also used for certificate verification) carry the name."""
+    import httpx
+
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, headers={"Content-Type": "text/plain"}, stream=httpx.ByteStream(b"pinned"))
+
+    resolver = FakeResolver({"otters.example": ["93.184.216.34"]})
+    fetcher = WebFetch(FetchSettings(), resolver=resolver, transport=httpx.MockTransport(answer))
+    page, _ = await fetcher.fetch("https://otters.example/page?q=1")
+    assert page.text == "pinned" and page.url == "https://otters.example/page?q=1"
+    (request,) = seen
+    assert (request.url.host, request.url.scheme, request.url.raw_path) == ("93.184.216.34", "https", b"/page?q=1")
+    assert request.headers["host"] == "otters.example"
+    assert request.extensions["sni_hostname"] == "otters.example"
