@@ -81,7 +81,7 @@ class FetchedPage:
     cut_note: str | None = None  # set when a size limit cut the download
 
 
-def _megabytes(count: int) -> str:
+def _size(count: int) -> str:
     return f"{count / 1024 / 1024:.3g} MiB" if count >= 1024 * 1024 else f"{count / 1024:.3g} KiB"
 
 
@@ -174,13 +174,14 @@ class WebFetch:
         self.cache: TTLCache[FetchedPage] = TTLCache(settings.cache_ttl, settings.cache_entries, clock)
 
     # --- network ------------------------------------------------------------------------------------
-    async def _connect(self, client: httpx.AsyncClient, url: httpx.URL) -> httpx.Response:
+    async def _connect(self, client: httpx.AsyncClient, url: httpx.URL, requested: httpx.URL) -> httpx.Response:
         host = url.raw_host.decode("ascii")
         port = url.port or (443 if url.scheme == "https" else 80)
         try:
             address = await self.guard.check(host, port)
         except AddressRefused as exc:
-            raise FetchFailed(f"Refused {url}: {exc}") from None
+            what = str(url) if url == requested else f"the redirect from {requested} to {url}"
+            raise FetchFailed(f"Refused {what}: {exc}") from None
         except ResolutionFailed as exc:
             raise FetchFailed(f"Could not fetch {url}: {exc}.") from None
         headers = {"Host": url.netloc.decode("ascii"), "User-Agent": self.settings.user_agent, "Accept": ACCEPT,
@@ -195,7 +196,7 @@ class WebFetch:
         except httpx.TimeoutException:
             raise FetchFailed(f"{url} did not answer in time.") from None
         except httpx.HTTPError as exc:
-            raise FetchFailed(f"Could not connect to {url.host} ({exc or type(exc).__name__}).") from None
+            raise FetchFailed(f"Could not connect to {url.host} ({str(exc) or type(exc).__name__}).") from None
 
     def _redirect_target(self, url: httpx.URL, location: str) -> httpx.URL:
         try:
@@ -229,7 +230,7 @@ class WebFetch:
                 downloaded += len(chunk)
                 body += decoder.feed(chunk[:room])
                 if downloaded > settings.max_bytes:
-                    cut_note = (f"only the first {_megabytes(settings.max_bytes)} of the page were downloaded "
+                    cut_note = (f"only the first {_size(settings.max_bytes)} of the page were downloaded "
                                 "(download limit); the rest is missing")
                     break
                 if decoder.exceeded:
@@ -240,9 +241,9 @@ class WebFetch:
         except httpx.TimeoutException:
             raise FetchFailed(f"{url} stopped sending the page before it was complete (timed out).") from None
         except httpx.HTTPError as exc:
-            raise FetchFailed(f"{url} broke off while sending the page ({exc or type(exc).__name__}).") from None
+            raise FetchFailed(f"{url} broke off while sending the page ({str(exc) or type(exc).__name__}).") from None
         if decoder.exceeded:
-            cut_note = (f"only the first {_megabytes(settings.max_decompressed_bytes)} of the decompressed page were "
+            cut_note = (f"only the first {_size(settings.max_decompressed_bytes)} of the decompressed page were "
                         "read (decompressed size limit); the rest is missing")
         if kind is None:
             kind = sniff_kind(bytes(body[:SNIFF_BYTES]))
@@ -264,7 +265,7 @@ class WebFetch:
                                      transport=self.transport) as client:
             url = requested
             for redirects in range(self.settings.max_redirects + 1):
-                response = await self._connect(client, url)
+                response = await self._connect(client, url, requested)
                 try:
                     location = response.headers.get("location")
                     if response.status_code not in REDIRECT_STATUSES or not location:

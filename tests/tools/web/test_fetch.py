@@ -393,3 +393,12 @@ async def test_allow_local_addresses_opens_the_loopback_server(loopback: Loopbac
     loopback.add("GET", "/local", Response.text("a local page"))
     page, _ = await WebFetch(FetchSettings(allow_local_addresses=True)).fetch(loopback.url + "/local")
     assert page.text == "a local page"
+
+
+async def test_refused_redirect_names_both_addresses(loopback: LoopbackServer) -> None:
+    loopback.add("GET", "/jump", redirect("http://192.168.1.1/admin"))
+    output = await read(loopback.url + "/jump")
+    assert output.is_error
+    assert output.text == (f"Refused the redirect from {loopback.url}/jump to http://192.168.1.1/admin: 192.168.1.1 "
+                           "is a private address; web_fetch reads only public addresses unless local addresses are "
+                           "allowed in Preferences > Web.")
