@@ -31,7 +31,7 @@ class BraveBackend:
         if query.time_range:
             params["freshness"] = FRESHNESS[query.time_range]
         data = await request_json(self.id, self.label, "GET", f"{self.base_url}/res/v1/web/search",
-                                  timeout=self.timeout, headers={"X-Subscription-Token": key or ""}, params=params)
+                                  time_limit=self.timeout, headers={"X-Subscription-Token": key or ""}, params=params)
         hits = (hit_from(self.id, title=item.get("title"), url=item.get("url"), snippet=item.get("description"),
                          published=item.get("page_age") or item.get("age"))
                 for item in results_list(self.label, data, "web", "results"))

@@ -44,7 +44,7 @@ class ExaBackend:
         if query.time_range:
             since = self.now() - PERIODS[query.time_range]
             body["startPublishedDate"] = since.strftime("%Y-%m-%dT%H:%M:%S.000Z")
-        data = await request_json(self.id, self.label, "POST", f"{self.base_url}/search", timeout=self.timeout,
+        data = await request_json(self.id, self.label, "POST", f"{self.base_url}/search", time_limit=self.timeout,
                                   headers={"x-api-key": key or ""}, json_body=body)
         hits = (hit_from(self.id, title=item.get("title"), url=item.get("url"), snippet=_snippet(item),
                          published=item.get("publishedDate"), score=item.get("score"))

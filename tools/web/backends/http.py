@@ -73,12 +73,12 @@ def error_for_status(backend_id: str, label: str, status: int, body: bytes, retr
                        "Preferences > Search.")
 
 
-async def request_json(backend_id: str, label: str, method: str, url: str, *, timeout: float,  # noqa: ASYNC109 (an httpx timeout)
+async def request_json(backend_id: str, label: str, method: str, url: str, *, time_limit: float,
                        headers: dict[str, str] | None = None, params: dict[str, Any] | None = None,
                        json_body: Any = None, overrides: dict[int, Override] | None = None) -> Any:
     """The parsed JSON body of a 2xx answer, or ``SearchError``."""
     host = urlsplit(url).netloc or url
-    limits = httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT))
+    limits = httpx.Timeout(time_limit, connect=min(time_limit, CONNECT_TIMEOUT))
     try:
         async with httpx.AsyncClient(timeout=limits, follow_redirects=False) as client, client.stream(
                 method, url, headers={"Accept": "application/json", **(headers or {})}, params=params,
@@ -90,7 +90,7 @@ async def request_json(backend_id: str, label: str, method: str, url: str, *, ti
                     raise SearchError("bad_response", f"{label} sent more than {MAX_RESPONSE_BYTES // 1024 // 1024} "
                                       f"MiB for one search. Check the {label} address in Preferences > Search.")
     except httpx.TimeoutException:
-        raise SearchError("timeout", f"{label} did not answer within {timeout:g} s. Try again later.") from None
+        raise SearchError("timeout", f"{label} did not answer within {time_limit:g} s. Try again later.") from None
     except httpx.HTTPError as exc:
         reason = str(exc) or type(exc).__name__
         raise SearchError("network", f"Could not reach {label} at {host} ({reason}). Check the network "

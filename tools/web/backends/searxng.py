@@ -38,7 +38,7 @@ class SearxngBackend:
         if query.time_range:
             params["time_range"] = query.time_range
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        data = await request_json(self.id, self.label, "GET", f"{self.base_url}/search", timeout=self.timeout,
+        data = await request_json(self.id, self.label, "GET", f"{self.base_url}/search", time_limit=self.timeout,
                                   headers=headers, params=params,
                                   overrides={403: ("not_configured", FORBIDDEN)})
         hits = (hit_from(self.id, title=item.get("title"), url=item.get("url"), snippet=item.get("content"),

@@ -29,7 +29,7 @@ class TavilyBackend:
             body["time_range"] = query.time_range
         if query.domains:
             body["include_domains"] = list(query.domains)
-        data = await request_json(self.id, self.label, "POST", f"{self.base_url}/search", timeout=self.timeout,
+        data = await request_json(self.id, self.label, "POST", f"{self.base_url}/search", time_limit=self.timeout,
                                   headers={"Authorization": f"Bearer {key}"}, json_body=body)
         hits = (hit_from(self.id, title=item.get("title"), url=item.get("url"), snippet=item.get("content"),
                          published=item.get("published_date"), score=item.get("score"))
