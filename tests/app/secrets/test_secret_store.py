@@ -46,7 +46,7 @@ def test_locked_keyring_reading_says_so(locked_keyring):
     store = SecretStore()
     with pytest.raises(SecretStoreError, match="locked"):
         store.lookup("provider:openai")
-    with pytest.raises(SecretStoreError, match="was not saved.*locked"):
+    with pytest.raises(SecretStoreError, match=r"was not saved.*locked"):
         store.store("provider:openai", KEY)
 
 

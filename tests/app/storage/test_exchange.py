@@ -147,5 +147,5 @@ def test_bad_files_are_refused_naming_the_problem(history, tmp_path, content, me
 
 
 def test_missing_file_is_named(tmp_path):
-    with pytest.raises(ImportFileError, match="could not read .*nope.json"):
+    with pytest.raises(ImportFileError, match=r"could not read .*nope\.json"):
         read_export(tmp_path / "nope.json")
