@@ -93,9 +93,10 @@ class History:
                                     archived=bool(r["archived"])) for r in rows]
 
     def _update_conversation(self, conversation_id: int, **fields: Any) -> None:
+        """Change details; ``updated_at`` is left alone (it tracks new messages, which order the list)."""
         assignments = ", ".join(f"{name} = ?" for name in fields)
-        cursor = self.db.execute(f"UPDATE conversations SET {assignments}, updated_at = ? WHERE id = ?",
-                                 [*fields.values(), now_ms(), conversation_id])
+        cursor = self.db.execute(f"UPDATE conversations SET {assignments} WHERE id = ?",
+                                 [*fields.values(), conversation_id])
         if cursor.rowcount == 0:
             raise NotFoundError(f"there is no conversation {conversation_id}")
 
