@@ -28,6 +28,7 @@ from orchestration.loop import RunLoop, RunRequest, RunResult
 from orchestration.providers import UnsupportedKindError, adapter_for
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.presets import provider_from_preset
+from orchestration.redaction import redact_text
 from orchestration.tool_turn import ApprovalRequest, Approver, Decision, Emit
 from tools import default_registry
 from tools.registry import ToolRegistry, UnknownToolError
@@ -138,6 +139,18 @@ async def _run(loop: RunLoop, request: RunRequest, recorder: RunRecorder | None)
         await loop.adapter.aclose()
 
 
+def _redacting(sink: Emit, secrets: list[str]) -> Emit:
+    """Error and warning texts shown in the terminal with the key in use (and key-like URL parts) hidden:
+    some providers echo the key they rejected."""
+
+    def emit(event: RunEvent) -> None:
+        if event.type in ("error", "warning"):
+            event = event.model_copy(update={"message": redact_text(event.message, secrets)})
+        sink(event)
+
+    return emit
+
+
 def _fan_out(*sinks: Emit | None) -> Emit:
     targets = [s for s in sinks if s is not None]
 
@@ -160,11 +173,12 @@ def run_chat(args: argparse.Namespace) -> int:
         adapter = adapter_for(target.config)
     except UnsupportedKindError as exc:
         raise UsageError(f"--kind: {exc}") from None
+    secrets = [target.api_key] if target.api_key else []
     history: History | None = None
     try:
         history = None if args.no_save and args.conversation is None else open_history(args)
         conversation = prepare_conversation(history, args, prompt, provider=target.config.id, model=target.model,
-                                            secrets=[target.api_key] if target.api_key else [])
+                                            secrets=secrets)
         request = build_request(args, registry, selected, target, conversation)
         if conversation.recorder is not None:  # the user's message is saved before anything is sent
             ids = conversation.recorder.begin(conversation.prompt, reply_to=conversation.reply_to,
@@ -176,20 +190,20 @@ def run_chat(args: argparse.Namespace) -> int:
             history.close()
         raise
     try:
-        return _chat(args, registry, settings, adapter, request, conversation)
+        return _chat(args, registry, settings, adapter, request, conversation, secrets)
     finally:
         if history is not None:
             history.close()
 
 
 def _chat(args: argparse.Namespace, registry: ToolRegistry, settings: Settings, adapter: ChatAdapter,
-          request: RunRequest, conversation: ChatConversation) -> int:
+          request: RunRequest, conversation: ChatConversation, secrets: list[str]) -> int:
     recorder = conversation.recorder
     printer = JsonLinesPrinter() if args.json else TerminalPrinter(show_reasoning=not args.no_reasoning)
     limits = settings.limits
     if args.max_iterations is not None:
         limits = limits.model_copy(update={"max_iterations": args.max_iterations})
-    loop = RunLoop(adapter, registry, _fan_out(printer, recorder), limits=limits,
+    loop = RunLoop(adapter, registry, _fan_out(_redacting(printer, secrets), recorder), limits=limits,
                    approver=approver_from_settings(settings))
     try:
         result = asyncio.run(_run(loop, request, recorder))

@@ -56,7 +56,8 @@ def test_canary_key_is_never_written(kind, tmp_path):
         assert "The answer is 42." in "".join(
             json.loads(line).get("content", "") for line in ok.stdout.splitlines())
         failed = run_parley("chat", *flags, "please fail", env=env)
-        assert failed.returncode == 1 and "Incorrect API key provided" in failed.stderr
+        assert failed.returncode == 1 and "Incorrect API key provided: [redacted]" in failed.stderr
+        assert CANARY not in ok.stdout + ok.stderr + failed.stdout + failed.stderr
         assert server.count == 3 and all(r.header("authorization") == f"Bearer {CANARY}" for r in server.requests)
         for conversation in ("1", "2"):
             for fmt in ("md", "json"):
