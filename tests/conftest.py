@@ -1,4 +1,5 @@
-"""Shared pytest setup: offscreen Qt, the recorded provider fixtures, and the loopback HTTP server."""
+"""Shared pytest setup: offscreen Qt, a private Parley home per test, the recorded provider fixtures, and the
+loopback HTTP server."""
 
 from __future__ import annotations
 
@@ -26,3 +27,12 @@ def shared_dir() -> Path:
     if not SHARED_FIXTURES.is_dir():
         pytest.skip("../shared is absent")
     return SHARED_FIXTURES
+
+
+@pytest.fixture(autouse=True)
+def parley_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test (and every `parley` process it starts) keeps history and settings in its own temporary folder,
+    never in the user's real data directory."""
+    home = tmp_path / "parley-home"
+    monkeypatch.setenv("PARLEY_HOME", str(home))
+    return home

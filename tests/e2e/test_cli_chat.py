@@ -110,7 +110,7 @@ def test_provider_error_exits_1_with_one_line_reason(loopback):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["chat", "hello"], "--model"),
+        (["chat", "hello"], "no default provider is set"),
         (["chat", "--model", "m", "--base-url", "ftp://x", "hi"], "must start with http"),
         (["chat", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "NOPE_UNSET", "hi"],
          "NOPE_UNSET"),
