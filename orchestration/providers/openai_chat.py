@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from orchestration.accumulate import ResponseAccumulator, ThinkTagSplitter
+from orchestration.accumulate import ResponseAccumulator
 from orchestration.engine import (
     ModelFinish,
     ModelRequest,
@@ -36,6 +36,7 @@ from orchestration.messages import (
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.sse import SSEDecoder
 from orchestration.providers.transport import Sleep, Transport
+from orchestration.think_tags import InlineReasoning
 
 _FINISH: dict[str, ModelFinish] = {
     "stop": "stop",
@@ -153,7 +154,7 @@ class ChunkReader:
         self.finish_reason: str | None = None
         self.native_finish_reason: str | None = None
         self.saw_done = False
-        self._think = ThinkTagSplitter() if think_tags else None
+        self._inline = InlineReasoning(self.acc, enabled=think_tags)
 
     def chunk(self, obj: Any) -> list[ProviderEvent]:
         if not isinstance(obj, dict):
@@ -237,21 +238,10 @@ class ChunkReader:
         return []
 
     def _text(self, text: str) -> list[ProviderEvent]:
-        if self._think is None:
-            return self.acc.text(text)
-        return self._split(self._think.feed(text))
-
-    def _split(self, pieces: list[tuple[str, str]]) -> list[ProviderEvent]:
-        events: list[ProviderEvent] = []
-        for kind, piece in pieces:
-            events += self.acc.reasoning(piece) if kind == "reasoning" else self.acc.text(piece)
-        return events
-
-    def _flush_think(self) -> list[ProviderEvent]:
-        return self._split(self._think.flush()) if self._think is not None else []
+        return self._inline.text(text)
 
     def finish(self) -> list[ProviderEvent]:
-        events = self._flush_think()
+        events = self._inline.flush()
         return events + self.acc.finish(map_finish(self.finish_reason),
                                         self.native_finish_reason or self.finish_reason)
 
@@ -261,7 +251,7 @@ class ChunkReader:
 
     def attach_partial(self, error: ProviderError) -> None:
         """Keep what has arrived so far on ``error`` (the loop shows it as a partial answer)."""
-        self._flush_think()
+        self._inline.flush()
         error.partial = self.acc.snapshot()
 
     def _with_partial(self, error: ProviderError) -> ProviderError:
