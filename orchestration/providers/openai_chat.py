@@ -33,7 +33,7 @@ from orchestration.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from orchestration.providers.config import ProviderConfig
+from orchestration.providers.config import Capabilities, ProviderConfig
 from orchestration.providers.sse import SSEDecoder
 from orchestration.providers.transport import Sleep, Transport
 from orchestration.think_tags import InlineReasoning
@@ -135,6 +135,8 @@ def build_payload(request: ModelRequest, config: ProviderConfig) -> dict[str, An
         payload[caps.max_tokens_field] = request.max_output_tokens
     if request.temperature is not None:
         payload["temperature"] = request.temperature
+    if request.response_format is not None and caps.response_format:
+        payload["response_format"] = request.response_format
     if request.reasoning_effort and caps.supports_reasoning_control(request.model):
         if caps.reasoning_control == "openrouter":
             payload["reasoning"] = {"effort": request.reasoning_effort}
@@ -296,6 +298,10 @@ class OpenAIChatAdapter:
     @property
     def provider_name(self) -> str:
         return self.config.display_name
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.config.capabilities
 
     async def aclose(self) -> None:
         await self.transport.aclose()

@@ -1,0 +1,62 @@
+"""Builders for the streams of the non-OpenAI wire formats, for loopback servers that play a model.
+
+The shapes follow the recorded streams in ../shared (event names, block and item structure, end markers), so
+a test can script a tool-using conversation and check what the adapter sends back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from tests.support.loopback import Response
+
+Call = tuple[str | None, str, dict[str, Any]]  # (id or None, name, arguments)
+
+
+def _pieces(text: str, size: int = 5) -> list[str]:
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+# --- Anthropic Messages --------------------------------------------------------------------------------
+
+def anthropic_events(*, text: str = "", thinking: str = "", signature: str = "", redacted: str = "",
+                     calls: Sequence[Call] = (), stop: str | None = None, message_id: str = "msg_test",
+                     end: bool = True) -> list[tuple[str, dict[str, Any]]]:
+    events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": {
+        "id": message_id, "type": "message", "role": "assistant", "model": "claude-test", "content": [],
+        "stop_reason": None, "usage": {"input_tokens": 20, "cache_read_input_tokens": 5, "output_tokens": 1}}})]
+    index = 0
+
+    def block(start: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
+        nonlocal index
+        events.append(("content_block_start", {"type": "content_block_start", "index": index,
+                                               "content_block": start}))
+        for delta in deltas:
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
+
+    if redacted:
+        block({"type": "redacted_thinking", "data": redacted}, [])
+    if thinking:
+        block({"type": "thinking", "thinking": "", "signature": ""},
+              [{"type": "thinking_delta", "thinking": p} for p in _pieces(thinking)]
+              + [{"type": "signature_delta", "signature": signature}])
+    if text:
+        block({"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in _pieces(text)])
+    for call_id, name, args in calls:
+        raw = json.dumps(args) if args else ""
+        block({"type": "tool_use", "id": call_id, "name": name, "input": {}},
+              [{"type": "input_json_delta", "partial_json": p} for p in (_pieces(raw) or [""])])
+    events.append(("message_delta", {"type": "message_delta",
+                                     "delta": {"stop_reason": stop or ("tool_use" if calls else "end_turn")},
+                                     "usage": {"output_tokens": 9}}))
+    if end:
+        events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
+def anthropic_stream(**kwargs: Any) -> Response:
+    return Response.sse(anthropic_events(**kwargs))
