@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -49,8 +49,26 @@ class WireReader:
         """A whole non-streamed answer. The default reads it as a single frame."""
         return self.frame("message", obj)
 
-    # --- shared ------------------------------------------------------------------------------------
-    def receive(self, event: str, data: str) -> list[ProviderEvent]:
+    # --- the body ----------------------------------------------------------------------------------
+    def feed(self, decoder: FrameDecoder, chunk: bytes) -> list[ProviderEvent]:
+        """Bytes as they arrive, through the body's framing."""
+        events: list[ProviderEvent] = []
+        for event, data in decoder.feed(chunk):
+            events += self.receive(event, data)
+        return events
+
+    def close(self, decoder: FrameDecoder, head: bytes) -> list[ProviderEvent]:
+        """The body is over: the frames its end completes, then the closing events (``end``). ``head`` is the
+        start of the body, looked at only when it gave no frames at all. A last frame cut off mid-JSON means
+        the stream broke off, so it is reported as a cut-off stream, not as malformed."""
+        events: list[ProviderEvent] = []
+        for event, data in decoder.close():
+            events += self.receive(event, data, last=True)
+        if not self.frames:
+            self.unframed(head)
+        return events + self.end()
+
+    def receive(self, event: str, data: str, *, last: bool = False) -> list[ProviderEvent]:
         """One raw frame: parse its JSON and hand it on. ``[DONE]`` sentinels are ignored; the format's own
         end marker decides whether the answer is complete."""
         text = data.strip()
@@ -59,6 +77,8 @@ class WireReader:
         try:
             obj = json.loads(text)
         except ValueError:
+            if last and not self.ended and event != WHOLE:
+                raise self.cut_off() from None
             raise self.malformed(f"a frame is not JSON ({text[:120]!r})") from None
         self.frames += 1
         if event == WHOLE:
@@ -72,10 +92,13 @@ class WireReader:
     def end(self) -> list[ProviderEvent]:
         """The body is over: the closing events, or an error when the end marker never came."""
         if not self.ended:
-            raise self.with_partial(StreamError(
-                f"The stream from {self.provider_name} ended before the answer was complete (no {self.end_marker}).",
-                provider=self.provider_name))
+            raise self.cut_off()
         return self.finish()
+
+    def cut_off(self) -> ProviderError:
+        return self.with_partial(StreamError(
+            f"The stream from {self.provider_name} ended before the answer was complete (no {self.end_marker}).",
+            provider=self.provider_name))
 
     def finish(self) -> list[ProviderEvent]:
         return self.inline.flush() + self.acc.finish(self.finish_reason, self.native_finish_reason)
@@ -137,27 +160,23 @@ class HTTPChatAdapter:
             return WholeBody()
         return SSEFrames()
 
-    async def read(self, path: str, payload: dict[str, Any], reader: WireReader,
-                   headers: dict[str, str] | None = None) -> AsyncIterator[ProviderEvent]:
-        """POST ``payload`` and yield the reader's events, ending with ``ResponseComplete``."""
-        async with self.transport.stream("POST", path, payload, headers) as response:
-            decoder = self.framing(response.headers.get("content-type", "").lower())
+    async def read(self, path: str, payload: dict[str, Any], reader: WireReader, *,
+                   framing: Callable[[str], FrameDecoder] | None = None) -> AsyncIterator[ProviderEvent]:
+        """POST ``payload`` and yield the reader's events, ending with ``ResponseComplete``. ``framing`` picks
+        the body decoder from the content type (default: ``self.framing``)."""
+        async with self.transport.stream("POST", path, payload) as response:
+            decoder = (framing or self.framing)(response.headers.get("content-type", "").lower())
             head = bytearray()
             try:
                 async for chunk in self.transport.iter_bytes(response):
                     if not reader.frames and len(head) < UNFRAMED_BODY_KEPT:
                         head += chunk[:UNFRAMED_BODY_KEPT - len(head)]
-                    for event, data in decoder.feed(chunk):
-                        for provider_event in reader.receive(event, data):
-                            yield provider_event
-                for event, data in decoder.close():
-                    for provider_event in reader.receive(event, data):
+                    for provider_event in reader.feed(decoder, chunk):
                         yield provider_event
-                if not reader.frames:
-                    reader.unframed(bytes(head))
+                closing = reader.close(decoder, bytes(head))
             except ProviderError as error:
                 if error.partial is None:  # a broken or idle connection: keep what arrived
                     reader.attach_partial(error)
                 raise
-        for provider_event in reader.end():
+        for provider_event in closing:
             yield provider_event

@@ -56,13 +56,8 @@ def read_pieces(reader: WireReader, framing: FrameDecoder, pieces: list[bytes]) 
     events: list[ProviderEvent] = []
     try:
         for piece in pieces:
-            for event, data in framing.feed(piece):
-                events += reader.receive(event, data)
-        for event, data in framing.close():
-            events += reader.receive(event, data)
-        if not reader.frames:
-            reader.unframed(b"".join(pieces))
-        events += reader.end()
+            events += reader.feed(framing, piece)
+        events += reader.close(framing, b"".join(pieces))
     except ProviderError as error:
         return Outcome(events, error)
     return Outcome(events)

@@ -60,3 +60,38 @@ def anthropic_events(*, text: str = "", thinking: str = "", signature: str = "",
 
 def anthropic_stream(**kwargs: Any) -> Response:
     return Response.sse(anthropic_events(**kwargs))
+
+
+# --- Google Gemini -------------------------------------------------------------------------------------
+
+def gemini_chunks(*, text: str = "", thought: str = "", calls: Sequence[Call] = (), signature: str = "",
+                  finish: str | None = "STOP", response_id: str = "resp-gemini") -> list[dict[str, Any]]:
+    """Chunks of a Gemini stream: thoughts, then text, then all calls in one chunk (the first carrying the
+    signature), the last chunk with ``finishReason`` and usage (no finish when ``finish`` is None)."""
+    def chunk(parts: list[dict[str, Any]], last: bool = False) -> dict[str, Any]:
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+        out: dict[str, Any] = {"candidates": [candidate], "modelVersion": "gemini-test", "responseId": response_id}
+        if last and finish:
+            candidate["finishReason"] = finish
+            out["usageMetadata"] = {"promptTokenCount": 11, "candidatesTokenCount": 5, "thoughtsTokenCount": 3,
+                                    "totalTokenCount": 19}
+        return out
+
+    chunks = [chunk([{"text": p, "thought": True}]) for p in _pieces(thought)]
+    chunks += [chunk([{"text": p}]) for p in _pieces(text)]
+    call_parts: list[dict[str, Any]] = []
+    for i, (call_id, name, args) in enumerate(calls):
+        function: dict[str, Any] = {"name": name, "args": args}
+        if call_id:
+            function["id"] = call_id
+        part: dict[str, Any] = {"functionCall": function}
+        if signature and i == 0:
+            part["thoughtSignature"] = signature
+        call_parts.append(part)
+    chunks.append(chunk(call_parts or [{"text": ""}], last=True))
+    return chunks
+
+
+def gemini_stream(**kwargs: Any) -> Response:
+    body = b"".join(b"data: " + json.dumps(c).encode() + b"\r\n\r\n" for c in gemini_chunks(**kwargs))
+    return Response.body(body, "text/event-stream")
