@@ -95,3 +95,26 @@ def gemini_chunks(*, text: str = "", thought: str = "", calls: Sequence[Call] = 
 def gemini_stream(**kwargs: Any) -> Response:
     body = b"".join(b"data: " + json.dumps(c).encode() + b"\r\n\r\n" for c in gemini_chunks(**kwargs))
     return Response.body(body, "text/event-stream")
+
+
+# --- Ollama native -------------------------------------------------------------------------------------
+
+def ollama_lines(*, text: str = "", thinking: str = "", calls: Sequence[Call] = (), done: bool = True,
+                 done_reason: str = "stop") -> list[dict[str, Any]]:
+    def line(message: dict[str, Any]) -> dict[str, Any]:
+        return {"model": "qwen3", "created_at": "2025-01-01T00:00:00Z",
+                "message": {"role": "assistant", "content": "", **message}, "done": False}
+
+    lines = [line({"thinking": p}) for p in _pieces(thinking)] + [line({"content": p}) for p in _pieces(text)]
+    if calls:
+        lines.append(line({"tool_calls": [{"function": {"name": name, "arguments": args}}
+                                          for _, name, args in calls]}))
+    if done:
+        lines.append({**line({}), "done": True, "done_reason": done_reason, "prompt_eval_count": 14,
+                      "eval_count": 6, "total_duration": 1000})
+    return lines
+
+
+def ollama_stream(**kwargs: Any) -> Response:
+    body = "".join(json.dumps(line) + "\n" for line in ollama_lines(**kwargs))
+    return Response.body(body, "application/x-ndjson", chunk_size=40)
