@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -50,23 +50,20 @@ class WireReader:
         return self.frame("message", obj)
 
     # --- the body ----------------------------------------------------------------------------------
-    def feed(self, decoder: FrameDecoder, chunk: bytes) -> list[ProviderEvent]:
-        """Bytes as they arrive, through the body's framing."""
-        events: list[ProviderEvent] = []
+    def feed(self, decoder: FrameDecoder, chunk: bytes) -> Iterator[ProviderEvent]:
+        """Bytes as they arrive, through the body's framing. A generator, so the events of the frames before
+        a failing one still come out before the error."""
         for event, data in decoder.feed(chunk):
-            events += self.receive(event, data)
-        return events
+            yield from self.receive(event, data)
 
-    def close(self, decoder: FrameDecoder, head: bytes) -> list[ProviderEvent]:
-        """The body is over: the frames its end completes, then the closing events (``end``). ``head`` is the
-        start of the body, looked at only when it gave no frames at all. A last frame cut off mid-JSON means
-        the stream broke off, so it is reported as a cut-off stream, not as malformed."""
-        events: list[ProviderEvent] = []
+    def close(self, decoder: FrameDecoder, head: bytes) -> Iterator[ProviderEvent]:
+        """The body is over: the frames its end completes (``end`` comes next). ``head`` is the start of the
+        body, looked at only when it gave no frames at all. A last frame cut off mid-JSON means the stream
+        broke off, so it is reported as a cut-off stream, not as malformed."""
         for event, data in decoder.close():
-            events += self.receive(event, data, last=True)
+            yield from self.receive(event, data, last=True)
         if not self.frames:
             self.unframed(head)
-        return events + self.end()
 
     def receive(self, event: str, data: str, *, last: bool = False) -> list[ProviderEvent]:
         """One raw frame: parse its JSON and hand it on. ``[DONE]`` sentinels are ignored; the format's own
@@ -173,7 +170,9 @@ class HTTPChatAdapter:
                         head += chunk[:UNFRAMED_BODY_KEPT - len(head)]
                     for provider_event in reader.feed(decoder, chunk):
                         yield provider_event
-                closing = reader.close(decoder, bytes(head))
+                for provider_event in reader.close(decoder, bytes(head)):
+                    yield provider_event
+                closing = reader.end()  # yielded once the response is closed
             except ProviderError as error:
                 if error.partial is None:  # a broken or idle connection: keep what arrived
                     reader.attach_partial(error)

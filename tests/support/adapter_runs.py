@@ -56,8 +56,9 @@ def read_pieces(reader: WireReader, framing: FrameDecoder, pieces: list[bytes]) 
     events: list[ProviderEvent] = []
     try:
         for piece in pieces:
-            events += reader.feed(framing, piece)
-        events += reader.close(framing, b"".join(pieces))
+            events.extend(reader.feed(framing, piece))
+        events.extend(reader.close(framing, b"".join(pieces)))
+        events += reader.end()
     except ProviderError as error:
         return Outcome(events, error)
     return Outcome(events)
