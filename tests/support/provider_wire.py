@@ -118,3 +118,57 @@ def ollama_lines(*, text: str = "", thinking: str = "", calls: Sequence[Call] = 
 def ollama_stream(**kwargs: Any) -> Response:
     body = "".join(json.dumps(line) + "\n" for line in ollama_lines(**kwargs))
     return Response.body(body, "application/x-ndjson", chunk_size=40)
+
+
+# --- OpenAI Responses ----------------------------------------------------------------------------------
+
+def responses_events(*, text: str = "", summary: Sequence[str] = (), calls: Sequence[Call] = (),
+                     response_id: str = "resp_test", store: bool = True, encrypted: str = "ENC",
+                     end: str | None = "response.completed") -> list[tuple[str, dict[str, Any]]]:
+    """A Responses stream: an optional reasoning item (summary parts), a message item, function-call items."""
+    response = {"id": response_id, "object": "response", "model": "gpt-test", "status": "in_progress",
+                "store": store, "output": []}
+    events: list[tuple[str, dict[str, Any]]] = [("response.created", {"type": "response.created",
+                                                                       "response": response})]
+    index = 0
+
+    def add(name: str, **fields: Any) -> None:
+        events.append((name, {"type": name, **fields}))
+
+    if summary:
+        item = {"id": "rs_1", "type": "reasoning", "summary": [], "encrypted_content": encrypted}
+        add("response.output_item.added", output_index=index, item=item)
+        for part, piece in enumerate(summary):
+            add("response.reasoning_summary_part.added", output_index=index, summary_index=part,
+                part={"type": "summary_text", "text": ""})
+            for delta in _pieces(piece):
+                add("response.reasoning_summary_text.delta", output_index=index, summary_index=part, delta=delta)
+        done = {**item, "summary": [{"type": "summary_text", "text": p} for p in summary]}
+        add("response.output_item.done", output_index=index, item=done)
+        index += 1
+    if text:
+        add("response.output_item.added", output_index=index,
+            item={"id": "msg_1", "type": "message", "role": "assistant", "content": []})
+        for delta in _pieces(text):
+            add("response.output_text.delta", output_index=index, content_index=0, delta=delta)
+        add("response.output_item.done", output_index=index, item={"id": "msg_1", "type": "message"})
+        index += 1
+    for call_id, name, args in calls:
+        raw = json.dumps(args)
+        item = {"id": f"fc_{call_id}", "type": "function_call", "call_id": call_id, "name": name, "arguments": ""}
+        add("response.output_item.added", output_index=index, item=item)
+        for delta in _pieces(raw):
+            add("response.function_call_arguments.delta", output_index=index, delta=delta)
+        add("response.output_item.done", output_index=index, item={**item, "arguments": raw})
+        index += 1
+    if end:
+        add(end, response={**response, "status": "completed" if end == "response.completed" else "incomplete",
+                           "incomplete_details": {"reason": "max_output_tokens"},
+                           "usage": {"input_tokens": 30, "output_tokens": 12,
+                                     "input_tokens_details": {"cached_tokens": 0},
+                                     "output_tokens_details": {"reasoning_tokens": 4}}})
+    return events
+
+
+def responses_stream(**kwargs: Any) -> Response:
+    return Response.sse(responses_events(**kwargs))
