@@ -153,7 +153,7 @@ async def test_two_step_tool_round_trip(stateful: bool) -> None:
             {"role": "assistant", "content": "On it."},
             {"type": "function_call", "call_id": "call_a", "name": "calculate",
              "arguments": '{"expression": "6*7"}', "id": "fc_call_a"}]
-    reasoning = [m for m in result.new_messages if isinstance(m, AssistantMessage)][0].reasoning
+    reasoning = next(m for m in result.new_messages if isinstance(m, AssistantMessage)).reasoning
     assert reasoning == "Need a sum.\n\nUse the tool."
 
 
