@@ -172,3 +172,45 @@ def responses_events(*, text: str = "", summary: Sequence[str] = (), calls: Sequ
 
 def responses_stream(**kwargs: Any) -> Response:
     return Response.sse(responses_events(**kwargs))
+
+
+# --- Cohere v2 -----------------------------------------------------------------------------------------
+
+def cohere_events(*, text: str = "", thinking: str = "", plan: str = "", calls: Sequence[tuple[str, str, str]] = (),
+                  finish: str | None = None, end: bool = True) -> list[tuple[str, dict[str, Any]]]:
+    """A Cohere v2 stream; ``calls`` are (id, name, raw arguments) so a test can send Cohere's "null"."""
+    events: list[tuple[str, dict[str, Any]]] = [("message-start", {
+        "id": "cohere-msg", "type": "message-start",
+        "delta": {"message": {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": []}}})]
+
+    def add(name: str, **fields: Any) -> None:
+        events.append((name, {"type": name, **fields}))
+
+    if thinking:
+        add("content-start", index=0, delta={"message": {"content": {"type": "thinking", "thinking": ""}}})
+        for piece in _pieces(thinking):
+            add("content-delta", index=0, delta={"message": {"content": {"thinking": piece}}})
+        add("content-end", index=0)
+    for piece in _pieces(plan):
+        add("tool-plan-delta", delta={"message": {"tool_plan": piece}})
+    if text:
+        index = 1 if thinking else 0
+        add("content-start", index=index, delta={"message": {"content": {"type": "text", "text": ""}}})
+        for piece in _pieces(text):
+            add("content-delta", index=index, delta={"message": {"content": {"text": piece}}})
+        add("content-end", index=index)
+    for index, (call_id, name, raw) in enumerate(calls):
+        add("tool-call-start", index=index, delta={"message": {"tool_calls": {
+            "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}}})
+        for piece in _pieces(raw):
+            add("tool-call-delta", index=index, delta={"message": {"tool_calls": {"function": {"arguments": piece}}}})
+        add("tool-call-end", index=index)
+    if end:
+        add("message-end", delta={"finish_reason": finish or ("TOOL_CALL" if calls else "COMPLETE"),
+                                  "usage": {"billed_units": {"input_tokens": 5, "output_tokens": 7},
+                                            "tokens": {"input_tokens": 50, "output_tokens": 9}}})
+    return events
+
+
+def cohere_stream(**kwargs: Any) -> Response:
+    return Response.sse(cohere_events(**kwargs), done=True)
