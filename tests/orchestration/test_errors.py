@@ -46,7 +46,7 @@ def test_nameless_provider() -> None:
 
 
 @pytest.mark.parametrize(("frame", "hint"), [
-    ({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}, "try again shortly"),
+    ({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}, "try again shortly."),
     ({"error": {"code": "insufficient_quota", "message": "quota"}}, "Check your plan and billing."),
     ({"error": {"code": "rate_limit_exceeded", "message": "slow"}}, "Wait a moment and try again."),
     ({"error": {"type": "weird", "message": "odd"}}, None),
