@@ -5,19 +5,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import signal
 import sys
 
 from app.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from app.cli_output import JsonLinesPrinter, TerminalPrinter
+from app.provider_args import provider_from_args
 from orchestration.engine import NamedToolChoice, ToolChoice
 from orchestration.limits import LoopLimits
 from orchestration.loop import RunLoop, RunRequest, RunResult
 from orchestration.messages import Message, SystemMessage, UserMessage
 from orchestration.providers import UnsupportedKindError, adapter_for
-from orchestration.providers.config import ProviderConfig
-from orchestration.providers.presets import provider_from_preset
 from tools import default_registry
 from tools.registry import ToolRegistry, UnknownToolError
 
@@ -31,26 +29,6 @@ def read_prompt(args: argparse.Namespace) -> str:
     if not prompt.strip():
         raise UsageError("the prompt is empty: pass it as an argument or on standard input")
     return prompt
-
-
-def api_key_from_env(var: str | None) -> str | None:
-    if not var:
-        return None
-    value = os.environ.get(var)
-    if not value:
-        raise UsageError(f"--api-key-env {var}: that environment variable is not set or empty")
-    return value
-
-
-def provider_from_args(args: argparse.Namespace) -> ProviderConfig:
-    preset = args.preset or ("custom" if args.base_url else "openai")
-    try:
-        config = provider_from_preset(preset, base_url=args.base_url, api_key=api_key_from_env(args.api_key_env))
-    except ValueError as exc:
-        raise UsageError(f"{exc}; pass --base-url") from None
-    if not config.base_url.startswith(("http://", "https://")):
-        raise UsageError(f"--base-url must start with http:// or https://, got {config.base_url!r}")
-    return config.model_copy(update={"kind": args.kind})
 
 
 def tool_choice_from_args(value: str, registry: ToolRegistry, selected: list[str]) -> ToolChoice:

@@ -11,8 +11,8 @@ import sys
 from collections.abc import Sequence
 
 from app.cli_common import EXIT_OK, EXIT_USAGE, UsageError
+from app.provider_args import add_provider_arguments
 from orchestration.limits import LoopLimits
-from orchestration.providers.presets import PRESETS
 
 
 def _positive_int(text: str) -> int:
@@ -25,6 +25,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected more than 0 seconds, got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="parley", description="Parley: chat with LLMs from your own machine. Subcommands below.")
@@ -33,13 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
     chat = sub.add_parser("chat", help="send one prompt and stream the answer (tools included)",
                           description="Send a prompt (or standard input) and stream the answer.")
     chat.add_argument("prompt", nargs="?", help="the message; read from standard input when absent")
-    chat.add_argument("--kind", default="openai", help="wire format (default: openai, i.e. OpenAI-compatible)")
-    chat.add_argument("--preset", choices=sorted(PRESETS), default=None,
-                      help="a known provider: sets the base URL and capabilities (default: openai, or custom "
-                           "when --base-url is given)")
-    chat.add_argument("--base-url", help="the API base URL, e.g. http://127.0.0.1:11434/v1")
+    add_provider_arguments(chat)
     chat.add_argument("--model", required=True, help="model name as the provider knows it")
-    chat.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
+    chat.add_argument("--idle-timeout", type=_positive_float, metavar="SECONDS",
+                      help="seconds without a byte before a stream is an error (default: 60, local servers 300)")
     chat.add_argument("--system", help="a system prompt")
     chat.add_argument("--tools", default="all", metavar="NAMES|all|none",
                       help="comma-separated tool names, all (default) or none")
@@ -55,6 +62,14 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--no-stream", action="store_true", help="ask for the whole answer at once")
     chat.add_argument("--no-reasoning", action="store_true", help="do not print reasoning to stderr")
     chat.add_argument("--json", action="store_true", help="print every run event as one JSON line")
+
+    models = sub.add_parser("models", help="list a provider's models, or the local servers already running",
+                            description="List the models a provider offers (--kind/--preset, --base-url), or "
+                                        "with --local the model servers running on this machine.")
+    add_provider_arguments(models)
+    models.add_argument("--local", action="store_true",
+                        help="look for Ollama, LM Studio, llama.cpp and vLLM on this machine instead")
+    models.add_argument("--json", action="store_true", help="print as JSON")
 
     tools = sub.add_parser("tools", help="list the tools the model can use")
     tools_sub = tools.add_subparsers(dest="tools_command", metavar="ACTION")
@@ -74,6 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from app.chat_command import run_chat
 
             return run_chat(args)
+        if args.command == "models":
+            from app.models_command import run_models
+
+            return run_models(args)
         if args.command == "tools":
             from app.tools_command import run_tools
 
