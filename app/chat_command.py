@@ -10,27 +10,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import signal
 import sys
+from dataclasses import replace
 
 from app.chat_recording import ChatConversation, prepare_conversation
 from app.chat_target import ChatTarget, resolve_target
 from app.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from app.cli_context import open_history, secret_store, settings_from_args
 from app.cli_output import JsonLinesPrinter, TerminalPrinter
+from app.provider_args import api_key_from_env, provider_from_args
 from app.settings import Settings
 from app.storage import History
 from app.storage.run_recorder import CHECKPOINT_INTERVAL_S, RunRecorder
+from app.tool_setup import tool_registry
 from orchestration.engine import ChatAdapter, NamedToolChoice, ToolChoice
 from orchestration.events import RunEvent
 from orchestration.loop import RunLoop, RunRequest, RunResult
 from orchestration.providers import UnsupportedKindError, adapter_for
-from orchestration.providers.config import ProviderConfig
-from orchestration.providers.presets import provider_from_preset
 from orchestration.redaction import redact_text
 from orchestration.tool_turn import ApprovalRequest, Approver, Decision, Emit
-from tools import default_registry
 from tools.registry import ToolRegistry, UnknownToolError
 
 
@@ -49,26 +48,6 @@ def read_prompt(args: argparse.Namespace) -> str | None:
     if not prompt.strip():
         raise UsageError("the prompt is empty: pass it as an argument or on standard input")
     return prompt
-
-
-def api_key_from_env(var: str | None) -> str | None:
-    if not var:
-        return None
-    value = os.environ.get(var)
-    if not value:
-        raise UsageError(f"--api-key-env {var}: that environment variable is not set or empty")
-    return value
-
-
-def provider_from_args(args: argparse.Namespace) -> ProviderConfig:
-    preset = args.preset or ("custom" if args.base_url else "openai")
-    try:
-        config = provider_from_preset(preset, base_url=args.base_url, api_key=api_key_from_env(args.api_key_env))
-    except ValueError as exc:
-        raise UsageError(f"{exc}; pass --base-url") from None
-    if not config.base_url.startswith(("http://", "https://")):
-        raise UsageError(f"--base-url must start with http:// or https://, got {config.base_url!r}")
-    return config.model_copy(update={"kind": args.kind or "openai"})
 
 
 def tool_choice_from_args(value: str, registry: ToolRegistry, selected: list[str]) -> ToolChoice:
@@ -162,11 +141,14 @@ def _fan_out(*sinks: Emit | None) -> Emit:
 
 
 def run_chat(args: argparse.Namespace) -> int:
-    registry = default_registry()
     settings = settings_from_args(args)
+    store = secret_store()
+    registry = tool_registry(settings, store.lookup)
     prompt = read_prompt(args)
-    target = resolve_target(args, settings, secret_store(), env_key=api_key_from_env(args.api_key_env),
+    target = resolve_target(args, settings, store, env_key=api_key_from_env(args.api_key_env),
                             one_off=lambda: provider_from_args(args))
+    if args.idle_timeout is not None:
+        target = replace(target, config=target.config.model_copy(update={"idle_timeout": args.idle_timeout}))
     selected = selected_tools(args, registry, settings)
     tool_choice_from_args(args.tool_choice, registry, selected)  # bad usage is reported before anything is saved
     try:

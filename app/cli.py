@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from app.cli_common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError
 from app.errors import EnvironmentProblem
+from app.provider_args import add_provider_arguments
 from orchestration.limits import LoopLimits
-from orchestration.providers.presets import PRESETS
 
 
 def _positive_int(text: str) -> int:
@@ -28,6 +28,16 @@ def _positive_int(text: str) -> int:
 
 DATA_DIR_HELP = ("keep the history and settings under DIR (DIR/data, DIR/config) instead of the platform's "
                  "folders; PARLEY_HOME does the same")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected more than 0 seconds, got {text}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,13 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--regenerate", action="store_true",
                       help="with --conversation: answer its last user message again, as a new branch")
     chat.add_argument("--no-save", action="store_true", help="do not save this chat in the history")
-    chat.add_argument("--kind", default=None, help="wire format (default: openai, i.e. OpenAI-compatible)")
-    chat.add_argument("--preset", choices=sorted(PRESETS), default=None,
-                      help="a known provider: sets the base URL and capabilities (default: openai, or custom "
-                           "when --base-url is given)")
-    chat.add_argument("--base-url", help="the API base URL, e.g. http://127.0.0.1:11434/v1")
+    add_provider_arguments(chat, preset_alias=False)
     chat.add_argument("--model", help="model name as the provider knows it (default: the provider's default model)")
-    chat.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
+    chat.add_argument("--idle-timeout", type=_positive_float, metavar="SECONDS",
+                      help="seconds without a byte before a stream is an error (default: 60, local servers 300)")
     chat.add_argument("--system", help="a system prompt")
     chat.add_argument("--tools", default="all", metavar="NAMES|all|none",
                       help="comma-separated tool names, all (default) or none")
@@ -77,6 +84,15 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--no-stream", action="store_true", help="ask for the whole answer at once")
     chat.add_argument("--no-reasoning", action="store_true", help="do not print reasoning to stderr")
     chat.add_argument("--json", action="store_true", help="print every run event as one JSON line")
+
+    models = sub.add_parser("models", parents=parents,
+                            help="list a provider's models, or the local servers already running",
+                            description="List the models a provider offers (--kind/--preset, --base-url), or "
+                                        "with --local the model servers running on this machine.")
+    add_provider_arguments(models)
+    models.add_argument("--local", action="store_true",
+                        help="look for Ollama, LM Studio, llama.cpp and vLLM on this machine instead")
+    models.add_argument("--json", action="store_true", help="print as JSON")
 
     tools = sub.add_parser("tools", parents=parents, help="list the tools the model can use")
     tools_sub = tools.add_subparsers(dest="tools_command", metavar="ACTION")
@@ -98,6 +114,10 @@ def _dispatch(args: argparse.Namespace) -> int | None:
         from app.tools_command import run_tools
 
         return run_tools(args)
+    if args.command == "models":
+        from app.models_command import run_models
+
+        return run_models(args)
     if args.command == "keys":
         from app.keys_command import run_keys
 

@@ -1,0 +1,44 @@
+"""From the settings file to the tool registry a run offers: web search backend and keys, fetch policy,
+workspace folders, and each tool's approval policy.
+
+The settings file keeps the user-facing choices (app/settings); the tools keep their own settings models
+(tools/web/settings.py, tools/files/settings.py). This module is the one translation between them, used by
+both the window and ``parley chat``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from app.settings import Settings
+from tools import FetchSettings, SearchSettings, WorkspaceSettings, default_registry
+from tools.registry import ToolRegistry
+
+
+def search_settings(settings: Settings) -> SearchSettings:
+    chosen = settings.search
+    fields: dict[str, object] = {"result_count": chosen.result_count, "safe_search": chosen.safe_search}
+    if chosen.backend:
+        fields["backend"] = chosen.backend
+    for backend, url in chosen.base_urls.items():
+        fields[f"{backend}_base_url"] = url
+    return SearchSettings.model_validate(fields)
+
+
+def tool_registry(settings: Settings, secret_lookup: Callable[[str], str | None]) -> ToolRegistry:
+    """The tools for a run, with the approval policy of settings.tools applied (``ask`` or ``allow``);
+    tools whose policy is ``deny`` are left out."""
+    workspace = WorkspaceSettings(folders=[Path(f) for f in settings.workspace_folders])
+    registry = default_registry(search=search_settings(settings),
+                                fetch=FetchSettings(allow_local_addresses=settings.allow_local_addresses),
+                                workspace=workspace, secret_lookup=secret_lookup)
+    for name, policy in settings.tools.approval.items():
+        tool = registry.get(name)
+        if tool is None:
+            continue
+        if policy == "deny":
+            registry.unregister(name)
+        else:
+            tool.needs_approval = policy == "ask"
+    return registry
