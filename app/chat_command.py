@@ -1,28 +1,45 @@
-"""``parley chat``: one tool-using turn from the terminal, over the same loop the window uses."""
+"""``parley chat``: one tool-using turn from the terminal, over the same loop the window uses.
+
+The conversation is saved by default (app/chat_recording.py): the user message before the request, the answer
+as it streams (checkpoints) and at the end. The provider comes from the settings or the flags
+(app/chat_target.py).
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import contextlib
-import os
 import signal
 import sys
+from dataclasses import replace
 
+from app.chat_recording import ChatConversation, prepare_conversation
+from app.chat_target import ChatTarget, resolve_target
 from app.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
+from app.cli_context import open_history, secret_store, settings_from_args
 from app.cli_output import JsonLinesPrinter, TerminalPrinter
-from orchestration.engine import NamedToolChoice, ToolChoice
-from orchestration.limits import LoopLimits
+from app.provider_args import api_key_from_env, provider_from_args
+from app.settings import Settings
+from app.storage import History
+from app.storage.run_recorder import CHECKPOINT_INTERVAL_S, RunRecorder
+from app.tool_setup import tool_registry
+from orchestration.engine import ChatAdapter, NamedToolChoice, ToolChoice
+from orchestration.events import RunEvent
 from orchestration.loop import RunLoop, RunRequest, RunResult
-from orchestration.messages import Message, SystemMessage, UserMessage
 from orchestration.providers import UnsupportedKindError, adapter_for
-from orchestration.providers.config import ProviderConfig
-from orchestration.providers.presets import provider_from_preset
-from tools import default_registry
+from orchestration.redaction import redact_text
+from orchestration.tool_turn import ApprovalRequest, Approver, Decision, Emit
 from tools.registry import ToolRegistry, UnknownToolError
 
 
-def read_prompt(args: argparse.Namespace) -> str:
+def read_prompt(args: argparse.Namespace) -> str | None:
+    if args.regenerate:
+        if args.conversation is None:
+            raise UsageError("--regenerate needs --conversation ID")
+        if args.prompt is not None:
+            raise UsageError("--regenerate answers the last message again; it takes no prompt")
+        return None
     prompt = args.prompt
     if prompt is None:
         if sys.stdin is None or sys.stdin.closed:
@@ -33,26 +50,6 @@ def read_prompt(args: argparse.Namespace) -> str:
     return prompt
 
 
-def api_key_from_env(var: str | None) -> str | None:
-    if not var:
-        return None
-    value = os.environ.get(var)
-    if not value:
-        raise UsageError(f"--api-key-env {var}: that environment variable is not set or empty")
-    return value
-
-
-def provider_from_args(args: argparse.Namespace) -> ProviderConfig:
-    preset = args.preset or ("custom" if args.base_url else "openai")
-    try:
-        config = provider_from_preset(preset, base_url=args.base_url, api_key=api_key_from_env(args.api_key_env))
-    except ValueError as exc:
-        raise UsageError(f"{exc}; pass --base-url") from None
-    if not config.base_url.startswith(("http://", "https://")):
-        raise UsageError(f"--base-url must start with http:// or https://, got {config.base_url!r}")
-    return config.model_copy(update={"kind": args.kind})
-
-
 def tool_choice_from_args(value: str, registry: ToolRegistry, selected: list[str]) -> ToolChoice:
     if value in ("auto", "none", "required"):
         return value  # type: ignore[return-value]
@@ -61,25 +58,51 @@ def tool_choice_from_args(value: str, registry: ToolRegistry, selected: list[str
     return NamedToolChoice(name=value)
 
 
-def build_request(args: argparse.Namespace, registry: ToolRegistry) -> RunRequest:
+def selected_tools(args: argparse.Namespace, registry: ToolRegistry, settings: Settings) -> list[str]:
+    """``--tools``; with ``all``, the tools the settings disable or deny are left out."""
     try:
         selected = registry.resolve(args.tools)
     except UnknownToolError as exc:
         raise UsageError(f"--tools: {exc}") from None
-    messages: list[Message] = []
-    if args.system:
-        messages.append(SystemMessage(content=args.system))
-    messages.append(UserMessage(content=read_prompt(args)))
+    if args.tools == "all":
+        tools = settings.tools
+        selected = [n for n in selected if tools.enabled.get(n, True) and tools.approval.get(n) != "deny"]
+    return selected
+
+
+def approver_from_settings(settings: Settings) -> Approver | None:
+    """Tools whose policy is ``allow`` run without asking; the terminal cannot ask, so the rest are denied."""
+    policies = settings.tools.approval
+    if "allow" not in policies.values():
+        return None
+
+    async def approve(requests: list[ApprovalRequest]) -> dict[str, Decision]:
+        return {r.call_id: ("allow" if policies.get(r.name) == "allow" else "deny") for r in requests}
+
+    return approve
+
+
+def build_request(args: argparse.Namespace, registry: ToolRegistry, selected: list[str], target: ChatTarget,
+                  conversation: ChatConversation) -> RunRequest:
     return RunRequest(
-        model=args.model, messages=messages, tool_names=selected,
+        model=target.model, messages=conversation.messages, tool_names=selected,
         tool_choice=tool_choice_from_args(args.tool_choice, registry, selected),
-        stream=not args.no_stream, reasoning_effort=args.reasoning_effort,
+        stream=not args.no_stream, reasoning_effort=target.reasoning_effort,
         max_output_tokens=args.max_output_tokens,
+        conversation_id=None if conversation.conversation_id is None else str(conversation.conversation_id),
     )
 
 
-async def _run(loop: RunLoop, request: RunRequest) -> RunResult:
+async def _checkpoints(recorder: RunRecorder) -> None:
+    """Save the streaming answer on time even when no new event arrives to trigger it."""
+    while True:
+        await asyncio.sleep(CHECKPOINT_INTERVAL_S / 2)
+        recorder.checkpoint_if_due()
+
+
+async def _run(loop: RunLoop, request: RunRequest, recorder: RunRecorder | None) -> RunResult:
     task = asyncio.ensure_future(loop.run(request))
+    ticker = asyncio.ensure_future(_checkpoints(recorder)) if recorder is not None else None
     event_loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
         event_loop.add_signal_handler(signal.SIGINT, task.cancel)
@@ -87,27 +110,92 @@ async def _run(loop: RunLoop, request: RunRequest) -> RunResult:
     try:
         return await task
     finally:
+        if ticker is not None:
+            ticker.cancel()
         with contextlib.suppress(NotImplementedError, RuntimeError):
             event_loop.remove_signal_handler(signal.SIGINT)
             event_loop.remove_signal_handler(signal.SIGTERM)
         await loop.adapter.aclose()
 
 
+def _redacting(sink: Emit, secrets: list[str]) -> Emit:
+    """Error and warning texts shown in the terminal with the key in use (and key-like URL parts) hidden:
+    some providers echo the key they rejected."""
+
+    def emit(event: RunEvent) -> None:
+        if event.type in ("error", "warning"):
+            event = event.model_copy(update={"message": redact_text(event.message, secrets)})
+        sink(event)
+
+    return emit
+
+
+def _fan_out(*sinks: Emit | None) -> Emit:
+    targets = [s for s in sinks if s is not None]
+
+    def emit(event: RunEvent) -> None:
+        for sink in targets:
+            sink(event)
+
+    return emit
+
+
 def run_chat(args: argparse.Namespace) -> int:
-    registry = default_registry()
-    config = provider_from_args(args)
-    request = build_request(args, registry)
+    settings = settings_from_args(args)
+    store = secret_store()
+    registry = tool_registry(settings, store.lookup)
+    prompt = read_prompt(args)
+    target = resolve_target(args, settings, store, env_key=api_key_from_env(args.api_key_env),
+                            one_off=lambda: provider_from_args(args))
+    if args.idle_timeout is not None:
+        target = replace(target, config=target.config.model_copy(update={"idle_timeout": args.idle_timeout}))
+    selected = selected_tools(args, registry, settings)
+    tool_choice_from_args(args.tool_choice, registry, selected)  # bad usage is reported before anything is saved
     try:
-        adapter = adapter_for(config)
+        adapter = adapter_for(target.config)
     except UnsupportedKindError as exc:
         raise UsageError(f"--kind: {exc}") from None
-    emit = JsonLinesPrinter() if args.json else TerminalPrinter(show_reasoning=not args.no_reasoning)
-    limits = LoopLimits(max_iterations=args.max_iterations)
-    loop = RunLoop(adapter, registry, emit, limits=limits)
+    secrets = [target.api_key] if target.api_key else []
+    history: History | None = None
     try:
-        result = asyncio.run(_run(loop, request))
+        history = None if args.no_save and args.conversation is None else open_history(args)
+        conversation = prepare_conversation(history, args, prompt, provider=target.config.id, model=target.model,
+                                            secrets=secrets)
+        request = build_request(args, registry, selected, target, conversation)
+        if conversation.recorder is not None:  # the user's message is saved before anything is sent
+            ids = conversation.recorder.begin(conversation.prompt, reply_to=conversation.reply_to,
+                                              provider=target.config.id, model=target.model)
+            request.run_id = ids.run_id
+    except BaseException:
+        asyncio.run(adapter.aclose())
+        if history is not None:
+            history.close()
+        raise
+    try:
+        return _chat(args, registry, settings, adapter, request, conversation, secrets)
+    finally:
+        if history is not None:
+            history.close()
+
+
+def _chat(args: argparse.Namespace, registry: ToolRegistry, settings: Settings, adapter: ChatAdapter,
+          request: RunRequest, conversation: ChatConversation, secrets: list[str]) -> int:
+    recorder = conversation.recorder
+    printer = JsonLinesPrinter() if args.json else TerminalPrinter(show_reasoning=not args.no_reasoning)
+    limits = settings.limits
+    if args.max_iterations is not None:
+        limits = limits.model_copy(update={"max_iterations": args.max_iterations})
+    loop = RunLoop(adapter, registry, _fan_out(_redacting(printer, secrets), recorder), limits=limits,
+                   approver=approver_from_settings(settings))
+    try:
+        result = asyncio.run(_run(loop, request, recorder))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    if recorder is not None and recorder.save_error is not None:
+        print(f"parley: {recorder.save_error}", file=sys.stderr)
+        return EXIT_ERROR
+    if recorder is not None and not args.json:
+        print(f"[saved as conversation {conversation.conversation_id}]", file=sys.stderr)
     if result.finish_reason == "cancelled":
         return EXIT_INTERRUPTED
     if result.finish_reason == "error":

@@ -1,7 +1,7 @@
 """The ``parley`` command: argument parsing and dispatch to the subcommands.
 
-Exit codes: 0 success, 1 a provider or run error (with a one-line reason on stderr), 2 bad usage,
-130 interrupted.
+Exit codes: 0 success, 1 a provider or run error, or a problem with the disk, the database, the settings
+file or the keyring (with a one-line reason on stderr), 2 bad usage, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from app.cli_common import EXIT_OK, EXIT_USAGE, UsageError
+from app.cli_common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError
+from app.errors import EnvironmentProblem
+from app.provider_args import add_provider_arguments
 from orchestration.limits import LoopLimits
-from orchestration.providers.presets import PRESETS
 
 
 def _positive_int(text: str) -> int:
@@ -25,30 +26,58 @@ def _positive_int(text: str) -> int:
     return value
 
 
+DATA_DIR_HELP = ("keep the history and settings under DIR (DIR/data, DIR/config) instead of the platform's "
+                 "folders; PARLEY_HOME does the same")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected more than 0 seconds, got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from app import history_command, keys_command, providers_command
+
     parser = argparse.ArgumentParser(
         prog="parley", description="Parley: chat with LLMs from your own machine. Subcommands below.")
+    parser.add_argument("--data-dir", metavar="DIR", default=None, help=DATA_DIR_HELP)
+    # --data-dir is accepted after the subcommand too; SUPPRESS keeps the value given before it.
+    data_dir = argparse.ArgumentParser(add_help=False)
+    data_dir.add_argument("--data-dir", metavar="DIR", default=argparse.SUPPRESS, help=DATA_DIR_HELP)
+    parents = [data_dir]
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    chat = sub.add_parser("chat", help="send one prompt and stream the answer (tools included)",
-                          description="Send a prompt (or standard input) and stream the answer.")
+    chat = sub.add_parser("chat", parents=parents, help="send one prompt and stream the answer (tools included); "
+                                                        "saved unless --no-save",
+                          description="Send a prompt (or standard input) and stream the answer. The conversation "
+                                      "is saved in the history (see `parley history`) unless --no-save is given.")
     chat.add_argument("prompt", nargs="?", help="the message; read from standard input when absent")
-    chat.add_argument("--kind", default="openai", help="wire format (default: openai, i.e. OpenAI-compatible)")
-    chat.add_argument("--preset", choices=sorted(PRESETS), default=None,
-                      help="a known provider: sets the base URL and capabilities (default: openai, or custom "
-                           "when --base-url is given)")
-    chat.add_argument("--base-url", help="the API base URL, e.g. http://127.0.0.1:11434/v1")
-    chat.add_argument("--model", required=True, help="model name as the provider knows it")
-    chat.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
+    chat.add_argument("--provider", metavar="NAME",
+                      help="a provider from `parley providers list`, with its key from the keyring (default: the "
+                           "default provider, unless --preset, --base-url or --kind is given)")
+    chat.add_argument("--conversation", type=_positive_int, metavar="ID",
+                      help="continue a saved conversation (its current branch) instead of starting a new one")
+    chat.add_argument("--regenerate", action="store_true",
+                      help="with --conversation: answer its last user message again, as a new branch")
+    chat.add_argument("--no-save", action="store_true", help="do not save this chat in the history")
+    add_provider_arguments(chat, preset_alias=False)
+    chat.add_argument("--model", help="model name as the provider knows it (default: the provider's default model)")
+    chat.add_argument("--idle-timeout", type=_positive_float, metavar="SECONDS",
+                      help="seconds without a byte before a stream is an error (default: 60, local servers 300)")
     chat.add_argument("--system", help="a system prompt")
     chat.add_argument("--tools", default="all", metavar="NAMES|all|none",
                       help="comma-separated tool names, all (default) or none")
     chat.add_argument("--tool-choice", default="auto", metavar="auto|none|required|NAME",
                       help="whether and which tool the model must call (default: auto)")
     defaults = LoopLimits()
-    chat.add_argument("--max-iterations", type=_positive_int, default=defaults.max_iterations,
-                      help=f"tool-using model calls before a final answer is forced (default: "
-                           f"{defaults.max_iterations})")
+    chat.add_argument("--max-iterations", type=_positive_int, default=None,
+                      help=f"tool-using model calls before a final answer is forced (default: from the settings, "
+                           f"{defaults.max_iterations} unless changed)")
     chat.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"],
                       help="ask for more or less reasoning, where the model supports it")
     chat.add_argument("--max-output-tokens", type=_positive_int, help="limit the answer length in tokens")
@@ -56,11 +85,53 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--no-reasoning", action="store_true", help="do not print reasoning to stderr")
     chat.add_argument("--json", action="store_true", help="print every run event as one JSON line")
 
-    tools = sub.add_parser("tools", help="list the tools the model can use")
+    models = sub.add_parser("models", parents=parents,
+                            help="list a provider's models, or the local servers already running",
+                            description="List the models a provider offers (--kind/--preset, --base-url), or "
+                                        "with --local the model servers running on this machine.")
+    add_provider_arguments(models)
+    models.add_argument("--local", action="store_true",
+                        help="look for Ollama, LM Studio, llama.cpp and vLLM on this machine instead")
+    models.add_argument("--json", action="store_true", help="print as JSON")
+
+    tools = sub.add_parser("tools", parents=parents, help="list the tools the model can use")
     tools_sub = tools.add_subparsers(dest="tools_command", metavar="ACTION")
     tools_list = tools_sub.add_parser("list", help="list the registered tools")
     tools_list.add_argument("--json", action="store_true", help="print as JSON")
+
+    keys_command.add_parser(sub, parents)
+    providers_command.add_parser(sub, parents)
+    history_command.add_parsers(sub, parents)
     return parser
+
+
+def _dispatch(args: argparse.Namespace) -> int | None:
+    if args.command == "chat":
+        from app.chat_command import run_chat
+
+        return run_chat(args)
+    if args.command == "tools":
+        from app.tools_command import run_tools
+
+        return run_tools(args)
+    if args.command == "models":
+        from app.models_command import run_models
+
+        return run_models(args)
+    if args.command == "keys":
+        from app.keys_command import run_keys
+
+        return run_keys(args)
+    if args.command == "providers":
+        from app.providers_command import run_providers
+
+        return run_providers(args)
+    from app import history_command
+
+    commands = {"history": history_command.run_history, "search": history_command.run_search,
+                "export": history_command.run_export, "import": history_command.run_import}
+    command = commands.get(args.command)
+    return None if command is None else command(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -69,18 +140,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on bad usage and 0 for --help
         return int(exc.code or 0)
+    from app.storage import NotFoundError
+
     try:
-        if args.command == "chat":
-            from app.chat_command import run_chat
-
-            return run_chat(args)
-        if args.command == "tools":
-            from app.tools_command import run_tools
-
-            return run_tools(args)
-    except UsageError as exc:
+        code = _dispatch(args)
+    except (UsageError, NotFoundError) as exc:
         print(f"parley: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except EnvironmentProblem as exc:
+        print(f"parley: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    if code is not None:
+        return code
     parser.print_help()
     return EXIT_OK
 

@@ -5,16 +5,18 @@ yield, and at the end the assembled ``AssistantMessage``. Tool-call pieces are k
 else they continue the last call; an index that comes back with a different id starts a new call (servers that
 number every call 0); raw argument strings are kept exactly as streamed; calls without an id get one. A call
 is announced as soon as it is complete: when its arguments parse and another call starts, or when the stream
-finishes.
+finishes, or when the adapter says so (``complete_call``: the wire marked the end of the call).
 
-``ThinkTagSplitter`` separates ``<think>...</think>`` reasoning from the text of local models that put it
-inline, tolerating tags split across deltas.
+Reasoning may come as several parts (one per Anthropic thinking block or Responses reasoning item), each with
+its own signature, encrypted data and detail records; ``start_reasoning`` opens a new one.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,6 +98,7 @@ class ResponseAccumulator:
         self.response_id: str | None = None
         self.model: str | None = None
         self.usage: TokenUsage | None = None
+        self.provider_data: dict[str, Any] = {}
         self._started = False
 
     # --- metadata -----------------------------------------------------------------------------------
@@ -134,6 +137,31 @@ class ResponseAccumulator:
 
     def reasoning_signature(self, signature: str) -> None:
         self._signature = (self._signature or "") + signature
+
+    def start_reasoning(self, *, provider_format: str | None = None, encrypted: str | None = None,
+                        signature: str | None = None) -> None:
+        """Open a new reasoning part (a thinking block, a redacted block, a reasoning item); the following
+        ``reasoning``, ``sign_reasoning`` and ``reasoning_details`` calls go to it."""
+        self.parts.append(ReasoningPart(provider_format=provider_format, encrypted=encrypted, signature=signature))
+
+    def sign_reasoning(self, signature: str) -> None:
+        """A signature (or a piece of one) for the latest reasoning part."""
+        part = self._latest_reasoning()
+        part.signature = (part.signature or "") + signature
+
+    def reasoning_details(self, details: list[dict[str, Any]], *, provider_format: str | None = None) -> None:
+        """Detail records (a whole reasoning item) for the latest reasoning part, kept to be sent back."""
+        part = self._latest_reasoning()
+        part.details = list(details)
+        if provider_format:
+            part.provider_format = provider_format
+
+    def _latest_reasoning(self) -> ReasoningPart:
+        part = next((p for p in reversed(self.parts) if isinstance(p, ReasoningPart)), None)
+        if part is None:
+            part = ReasoningPart()
+            self.parts.append(part)
+        return part
 
     def _reasoning_part(self) -> ReasoningPart:
         last = self.parts[-1] if self.parts else None
@@ -202,6 +230,19 @@ class ResponseAccumulator:
         self._last_call = None
         return events
 
+    def complete_call(self, *, index: int | None = None, id: str | None = None,
+                      fix_arguments: Callable[[str], str] | None = None) -> list[ProviderEvent]:
+        """The wire marked the end of a call (a block or item stop): announce it now. ``fix_arguments`` may
+        rewrite the raw arguments first, for formats that send a documented placeholder (Cohere's "null")."""
+        call = self._by_index.get(index) if index is not None else (self._by_id.get(id) if id else None)
+        if call is None or call.announced:
+            return []
+        if fix_arguments is not None:
+            call.arguments = [fix_arguments("".join(call.arguments))]
+        if not call.name:
+            return []
+        return self._announce(call)
+
     def _announce_finished_calls(self) -> list[ProviderEvent]:
         events: list[ProviderEvent] = []
         for call in self._order:
@@ -229,7 +270,8 @@ class ResponseAccumulator:
             else:
                 parts.append(part.model_copy(deep=True))
         self._attach_opaque_reasoning(parts)
-        return AssistantMessage(parts=parts, response_id=self.response_id, model=self.model)
+        return AssistantMessage(parts=parts, response_id=self.response_id, model=self.model,
+                                provider_data=copy.deepcopy(self.provider_data))
 
     def _attach_opaque_reasoning(self, parts: list[TextPart | ReasoningPart | ToolCallPart]) -> None:
         if not self._reasoning_records and not self._signature:
@@ -257,82 +299,3 @@ class ResponseAccumulator:
         events.append(ResponseComplete(message=message, finish_reason=finish_reason,
                                        native_finish_reason=native_finish_reason, usage=self.usage))
         return events
-
-
-class ThinkTagSplitter:
-    """Splits inline ``<think>...</think>`` reasoning out of streamed text.
-
-    Only a ``<think>`` at the very start of the answer (after whitespace) opens reasoning, so prose that
-    mentions the tag later is left alone. Tags may arrive split across deltas; text that might be the start
-    of a tag is held back until the next delta (or ``flush``). ``feed`` returns ``(kind, text)`` pieces, kind
-    being ``"text"`` or ``"reasoning"``.
-    """
-
-    OPEN = "<think>"
-    CLOSE = "</think>"
-
-    def __init__(self) -> None:
-        self._state = "start"  # start -> think -> text, or start -> text
-        self._buffer = ""
-        self._trim_leading = False  # drop the whitespace that follows </think>
-
-    def feed(self, text: str) -> list[tuple[str, str]]:
-        if not text:
-            return []
-        if self._state == "text":
-            return self._emit_text(text)
-        self._buffer += text
-        out: list[tuple[str, str]] = []
-        if self._state == "start":
-            stripped = self._buffer.lstrip()
-            if stripped.startswith(self.OPEN):
-                self._state = "think"
-                self._buffer = stripped[len(self.OPEN):]
-            elif self.OPEN.startswith(stripped):
-                return []  # whitespace or a partial "<think" so far
-            else:
-                self._state = "text"
-                pending, self._buffer = self._buffer, ""
-                return self._emit_text(pending)
-        end = self._buffer.find(self.CLOSE)
-        if end >= 0:
-            reasoning, rest = self._buffer[:end], self._buffer[end + len(self.CLOSE):]
-            self._buffer = ""
-            self._state = "text"
-            self._trim_leading = True
-            if reasoning:
-                out.append(("reasoning", reasoning))
-            out.extend(self._emit_text(rest))
-            return out
-        keep = _partial_suffix(self._buffer, self.CLOSE)
-        ready = self._buffer[:len(self._buffer) - keep]
-        self._buffer = self._buffer[len(self._buffer) - keep:]
-        if ready:
-            out.append(("reasoning", ready))
-        return out
-
-    def flush(self) -> list[tuple[str, str]]:
-        """Whatever is held back, at the end of the stream."""
-        pending, self._buffer = self._buffer, ""
-        if not pending:
-            return []
-        if self._state == "think":
-            return [("reasoning", pending)]
-        self._state = "text"
-        return self._emit_text(pending)
-
-    def _emit_text(self, text: str) -> list[tuple[str, str]]:
-        if self._trim_leading:
-            text = text.lstrip()
-            if not text:
-                return []
-            self._trim_leading = False
-        return [("text", text)] if text else []
-
-
-def _partial_suffix(text: str, tag: str) -> int:
-    """Length of the longest end of ``text`` that is a proper start of ``tag``."""
-    for size in range(min(len(tag) - 1, len(text)), 0, -1):
-        if text.endswith(tag[:size]):
-            return size
-    return 0

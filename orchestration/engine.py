@@ -7,12 +7,15 @@ provider JSON, and a scripted fake model (tests) fits the same slot.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Annotated, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from orchestration.messages import AssistantMessage, Message, ToolCallPart
 from orchestration.tool_api import ToolSpec
+
+if TYPE_CHECKING:
+    from orchestration.providers.config import Capabilities
 
 ModelFinish = Literal["stop", "length", "tool_calls", "content_filter", "error", "unknown"]
 
@@ -36,6 +39,9 @@ class ModelRequest(BaseModel):
     max_output_tokens: int | None = None
     temperature: float | None = None
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+    response_format: dict[str, Any] | None = Field(
+        None, description='JSON output, OpenAI-style: {"type": "json_object"} or {"type": "json_schema", '
+                          '"json_schema": {"name": ..., "schema": {...}}}; adapters translate it')
 
 
 class TokenUsage(BaseModel):
@@ -99,6 +105,11 @@ class ChatAdapter(Protocol):
 
     @property
     def provider_name(self) -> str: ...
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What the provider accepts; the loop reads it (``for_model``) before every call."""
+        ...
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]: ...
 

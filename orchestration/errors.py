@@ -112,18 +112,33 @@ class MalformedResponseError(ProviderError):
     code = "malformed_response"
 
 
+_SETTINGS = "Preferences > Providers"
+
 _BY_STATUS: dict[int, tuple[type[ProviderError], str]] = {
-    400: (BadRequestError, "rejected the request (400)"),
-    401: (AuthenticationError, "rejected the API key (401). Check the key for this provider"),
-    403: (PermissionDeniedError, "refused access (403). The key may lack permission for this model or region"),
-    404: (NotFoundError, "does not know this model or endpoint (404). Check the model name and base URL"),
-    408: (RequestTimeoutError, "timed out waiting for the request (408). Try again"),
-    409: (ConflictError, "reported a conflict (409). Try again"),
-    413: (PayloadTooLargeError, "says the request is too large (413). Shorten the conversation or attachments"),
-    422: (BadRequestError, "could not process the request (422)"),
-    429: (RateLimitError, "is rate limiting or out of quota (429). Wait and try again, or check your plan"),
-    529: (OverloadedError, "is overloaded (529). Try again shortly"),
+    400: (BadRequestError, "{name} rejected the request (400). Check the model name and the request settings."),
+    401: (AuthenticationError, "The {name} API key was rejected (401). Check it in " + _SETTINGS + "."),
+    403: (PermissionDeniedError, "{name} refused access (403). Check that the API key may use this model and "
+                                 "that the service is available in your region."),
+    404: (NotFoundError, "{name} does not know this model or endpoint (404). Check the model name and the base URL "
+                         "in " + _SETTINGS + "."),
+    408: (RequestTimeoutError, "{name} timed out waiting for the request (408). Try again; if it keeps happening, "
+                               "check your network."),
+    409: (ConflictError, "{name} reported a conflict with another request (409). Try again."),
+    413: (PayloadTooLargeError, "{name} says the request is too large (413). Shorten the conversation or remove "
+                                "attachments."),
+    422: (BadRequestError, "{name} could not process the request (422). Check the model name and the request "
+                           "settings."),
+    429: (RateLimitError, "{name} is rate limiting requests or the quota is used up (429). Wait a moment and try "
+                          "again, or check your plan and billing."),
+    500: (ServerError, "{name} had an internal error (500). Try again later."),
+    502: (ServerError, "{name}, or a gateway in front of it, failed (502 bad gateway). Try again later."),
+    503: (ServerError, "{name} is unavailable right now (503). Try again later."),
+    504: (ServerError, "{name} took too long to answer (504 gateway timeout). Try again later."),
+    529: (OverloadedError, "{name} is overloaded (529). Try again shortly."),
 }
+
+# Gemini answers a bad key with 400 INVALID_ARGUMENT; these markers make it the authentication error it is.
+_KEY_REJECTED_MARKERS = ("API_KEY_INVALID", "API key not valid")
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -168,17 +183,20 @@ def provider_message_from_body(body: str | None) -> tuple[str | None, str | None
 def error_from_response(
     provider: str, status: int, body: str | None, headers: dict[str, str] | None = None
 ) -> ProviderError:
-    """Convert a non-2xx HTTP response into our typed error."""
+    """Convert a non-2xx HTTP response into our typed error, with a message naming the provider and what to
+    check; the provider's own message is appended."""
     headers = {k.lower(): v for k, v in (headers or {}).items()}
-    if status in _BY_STATUS:
-        cls, what = _BY_STATUS[status]
-    elif status >= 500:
-        cls, what = ServerError, f"had a server error ({status}). Try again later"
-    else:
-        cls, what = ProviderError, f"returned HTTP {status}"
-    detail, provider_code = provider_message_from_body(body)
     name = provider or "The provider"
-    message = f"{name} {what}."
+    if status == 400 and body and any(marker in body for marker in _KEY_REJECTED_MARKERS):
+        cls, template = _BY_STATUS[401][0], _BY_STATUS[401][1].replace("(401)", "(400)")
+    elif status in _BY_STATUS:
+        cls, template = _BY_STATUS[status]
+    elif status >= 500:
+        cls, template = ServerError, "{name} had a server error ({status}). Try again later."
+    else:
+        cls, template = ProviderError, "{name} returned HTTP {status}."
+    detail, provider_code = provider_message_from_body(body)
+    message = template.format(name=name, status=status)
     if detail:
         message += f" The provider said: {detail}"
     return cls(
@@ -189,6 +207,26 @@ def error_from_response(
         retry_after=parse_retry_after(headers.get("retry-after")),
         provider_code=provider_code,
     )
+
+
+# Hints for error frames inside a stream, matched against the provider's error code or type.
+_FRAME_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("overloaded",), "It is overloaded; try again shortly."),
+    (("quota", "billing"), "Check your plan and billing."),
+    (("rate_limit", "rate-limit", "too_many"), "Wait a moment and try again."),
+    (("auth", "api_key", "permission"), "Check the API key in " + _SETTINGS + "."),
+    (("server", "internal", "unavailable"), "Try again later."),
+)
+
+
+def _frame_hint(code: str | None) -> str:
+    if not code:
+        return ""
+    lowered = code.lower()
+    for markers, hint in _FRAME_HINTS:
+        if any(marker in lowered for marker in markers):
+            return " " + hint
+    return ""
 
 
 def stream_error_from_frame(provider: str, payload: Any) -> StreamError:
@@ -206,6 +244,7 @@ def stream_error_from_frame(provider: str, payload: Any) -> StreamError:
         detail = err
     name = provider or "The provider"
     message = f"{name} reported an error during the answer: {detail or 'no details given'}"
+    message += _frame_hint(str(code) if code is not None else None)
     return StreamError(
         message,
         provider=provider,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 from orchestration.engine import (
     ChatAdapter,
@@ -40,7 +41,8 @@ from orchestration.events import (
 )
 from orchestration.limits import LoopLimits
 from orchestration.messages import AssistantMessage, Message, ReasoningPart, TextPart
-from orchestration.tool_api import ToolSet
+from orchestration.tool_api import ToolSet, ToolSpec
+from orchestration.tool_selection import select_tools
 from orchestration.tool_turn import Approver, Emit, ToolTurn
 
 
@@ -55,6 +57,7 @@ class RunRequest:
     reasoning_effort: str | None = None
     max_output_tokens: int | None = None
     temperature: float | None = None
+    response_format: dict[str, Any] | None = None
     conversation_id: str | None = None
     run_id: str | None = None
 
@@ -175,12 +178,26 @@ class RunLoop:
 
     async def _call_model(self, request: RunRequest, history: list[Message], offered: list[str],
                           choice: ToolChoice, state: _RunState) -> ResponseComplete:
+        caps = self.adapter.capabilities.for_model(request.model)
         tools = self.tools.specs(offered) if offered and not state.tools_rejected else []
+        tools = self._within_tool_limit(tools, history, caps.max_tools, state)
+        parallel = request.parallel_tool_calls
+        if parallel is None:
+            parallel = caps.parallel_tool_calls_default
+        response_format = request.response_format
+        if response_format is not None and not caps.response_format:
+            response_format = None
+            if not state.format_warned:
+                state.format_warned = True
+                self._warn("RESPONSE_FORMAT_UNSUPPORTED", f"{self.adapter.provider_name} does not accept a JSON "
+                           "output format for this model; the request was sent without it.")
         model_request = ModelRequest(
             model=request.model, messages=list(history), tools=tools, tool_choice=choice if tools else "auto",
-            parallel_tool_calls=request.parallel_tool_calls if tools else None, stream=request.stream,
+            parallel_tool_calls=parallel if tools else None, stream=request.stream,
             max_output_tokens=request.max_output_tokens, temperature=request.temperature,
-            reasoning_effort=request.reasoning_effort,  # type: ignore[arg-type]
+            reasoning_effort=(request.reasoning_effort  # type: ignore[arg-type]
+                              if caps.supports_reasoning_control(request.model) else None),
+            response_format=response_format,
         )
         state.partial = _Partial()
         emitted_any = False
@@ -222,6 +239,19 @@ class RunLoop:
                                      provider=self.adapter.provider_name)
 
 
+    def _within_tool_limit(self, tools: list[ToolSpec], history: list[Message], limit: int | None,
+                           state: _RunState) -> list[ToolSpec]:
+        if limit is None or len(tools) <= limit:
+            return tools
+        chosen = select_tools(tools, history, limit)
+        if not state.tools_limited_warned:
+            state.tools_limited_warned = True
+            left_out = [t.name for t in tools if t not in chosen]
+            self._warn("TOOLS_LIMITED", f"{self.adapter.provider_name} accepts at most {limit} tools per request; "
+                       f"sent the {limit} most relevant and left out {len(left_out)}: {', '.join(left_out)}.")
+        return chosen
+
+
 class _RunState:
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id
@@ -232,6 +262,8 @@ class _RunState:
         self.partial: _Partial | None = None
         self.partial_message: AssistantMessage | None = None
         self.tools_rejected = False
+        self.tools_limited_warned = False
+        self.format_warned = False
 
     def add_usage(self, usage: TokenUsage) -> None:
         self.usage = TokenUsage(

@@ -17,6 +17,7 @@ from typing import Any
 from orchestration.accumulate import ResponseAccumulator
 from orchestration.engine import ModelFinish, ModelRequest, ProviderEvent, TokenUsage
 from orchestration.errors import ProviderError
+from orchestration.providers.config import Capabilities
 
 
 @dataclass
@@ -65,8 +66,10 @@ class ScriptExhaustedError(AssertionError):
 
 
 class ScriptedModel:
-    def __init__(self, steps: Sequence[Step], name: str = "scripted") -> None:
+    def __init__(self, steps: Sequence[Step], name: str = "scripted",
+                 capabilities: Capabilities | None = None) -> None:
         self.steps = list(steps)
+        self._capabilities = capabilities or Capabilities()
         self.requests: list[ModelRequest] = []
         self.closed_streams = 0
         self._name = name
@@ -74,6 +77,10 @@ class ScriptedModel:
     @property
     def provider_name(self) -> str:
         return self._name
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self._capabilities
 
     async def aclose(self) -> None:
         return None

@@ -1,4 +1,5 @@
-"""Shared pytest setup: offscreen Qt, the recorded provider fixtures, and the loopback HTTP server."""
+"""Shared pytest setup: offscreen Qt, a private Parley home per test, the recorded provider fixtures, and the
+loopback HTTP server."""
 
 from __future__ import annotations
 
@@ -47,3 +48,12 @@ def qasync_loop(qapp):
     loop.run_until_complete(loop.shutdown_asyncgens())
     loop.close()
     asyncio.set_event_loop(None)
+
+
+@pytest.fixture(autouse=True)
+def parley_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test (and every `parley` process it starts) keeps history and settings in its own temporary folder,
+    never in the user's real data directory."""
+    home = tmp_path / "parley-home"
+    monkeypatch.setenv("PARLEY_HOME", str(home))
+    return home

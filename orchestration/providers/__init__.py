@@ -10,7 +10,7 @@ import httpx
 from orchestration.engine import ChatAdapter
 from orchestration.providers.config import ProviderConfig
 
-ADAPTER_KINDS = ("openai",)
+ADAPTER_KINDS = ("openai", "anthropic", "gemini", "ollama", "openai-responses", "cohere")
 
 
 class UnsupportedKindError(ValueError):
@@ -22,5 +22,25 @@ def adapter_for(config: ProviderConfig, client: httpx.AsyncClient | None = None)
         from orchestration.providers.openai_chat import OpenAIChatAdapter
 
         return OpenAIChatAdapter(config, client)
+    if config.kind == "anthropic":
+        from orchestration.providers.anthropic import AnthropicAdapter
+
+        return AnthropicAdapter(config, client)
+    if config.kind == "gemini":
+        from orchestration.providers.gemini import GeminiAdapter
+
+        return GeminiAdapter(config, client)
+    if config.kind == "ollama":
+        from orchestration.providers.ollama_native import OllamaAdapter
+
+        return OllamaAdapter(config, client)
+    if config.kind == "openai-responses":
+        from orchestration.providers.openai_responses import OpenAIResponsesAdapter
+
+        return OpenAIResponsesAdapter(config, client)
+    if config.kind == "cohere":
+        from orchestration.providers.cohere import CohereAdapter
+
+        return CohereAdapter(config, client)
     raise UnsupportedKindError(
         f"provider kind {config.kind!r} is not supported; available: {', '.join(ADAPTER_KINDS)}")

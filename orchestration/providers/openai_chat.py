@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from orchestration.accumulate import ResponseAccumulator, ThinkTagSplitter
+from orchestration.accumulate import ResponseAccumulator
 from orchestration.engine import (
     ModelFinish,
     ModelRequest,
@@ -33,9 +33,10 @@ from orchestration.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from orchestration.providers.config import ProviderConfig
+from orchestration.providers.config import Capabilities, ProviderConfig
 from orchestration.providers.sse import SSEDecoder
 from orchestration.providers.transport import Sleep, Transport
+from orchestration.think_tags import InlineReasoning
 
 _FINISH: dict[str, ModelFinish] = {
     "stop": "stop",
@@ -134,6 +135,8 @@ def build_payload(request: ModelRequest, config: ProviderConfig) -> dict[str, An
         payload[caps.max_tokens_field] = request.max_output_tokens
     if request.temperature is not None:
         payload["temperature"] = request.temperature
+    if request.response_format is not None and caps.response_format:
+        payload["response_format"] = request.response_format
     if request.reasoning_effort and caps.supports_reasoning_control(request.model):
         if caps.reasoning_control == "openrouter":
             payload["reasoning"] = {"effort": request.reasoning_effort}
@@ -153,7 +156,7 @@ class ChunkReader:
         self.finish_reason: str | None = None
         self.native_finish_reason: str | None = None
         self.saw_done = False
-        self._think = ThinkTagSplitter() if think_tags else None
+        self._inline = InlineReasoning(self.acc, enabled=think_tags)
 
     def chunk(self, obj: Any) -> list[ProviderEvent]:
         if not isinstance(obj, dict):
@@ -237,21 +240,10 @@ class ChunkReader:
         return []
 
     def _text(self, text: str) -> list[ProviderEvent]:
-        if self._think is None:
-            return self.acc.text(text)
-        return self._split(self._think.feed(text))
-
-    def _split(self, pieces: list[tuple[str, str]]) -> list[ProviderEvent]:
-        events: list[ProviderEvent] = []
-        for kind, piece in pieces:
-            events += self.acc.reasoning(piece) if kind == "reasoning" else self.acc.text(piece)
-        return events
-
-    def _flush_think(self) -> list[ProviderEvent]:
-        return self._split(self._think.flush()) if self._think is not None else []
+        return self._inline.text(text)
 
     def finish(self) -> list[ProviderEvent]:
-        events = self._flush_think()
+        events = self._inline.flush()
         return events + self.acc.finish(map_finish(self.finish_reason),
                                         self.native_finish_reason or self.finish_reason)
 
@@ -261,7 +253,7 @@ class ChunkReader:
 
     def attach_partial(self, error: ProviderError) -> None:
         """Keep what has arrived so far on ``error`` (the loop shows it as a partial answer)."""
-        self._flush_think()
+        self._inline.flush()
         error.partial = self.acc.snapshot()
 
     def _with_partial(self, error: ProviderError) -> ProviderError:
@@ -306,6 +298,10 @@ class OpenAIChatAdapter:
     @property
     def provider_name(self) -> str:
         return self.config.display_name
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.config.capabilities
 
     async def aclose(self) -> None:
         await self.transport.aclose()

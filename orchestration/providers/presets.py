@@ -1,13 +1,18 @@
-"""Known OpenAI-compatible endpoints: base URL, capabilities and quirks.
+"""Known endpoints: wire format (kind), base URL, authentication, capabilities and quirks.
 
 A preset is a starting point; every field can be overridden per provider in settings or on the CLI.
+docs/providers.md has the same table for people.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from orchestration.providers.config import Capabilities, ProviderConfig
+from orchestration.providers.config import AuthStyle, Capabilities, ModelFamily, ProviderConfig
+
+ANTHROPIC_VERSION = "2023-06-01"  # the anthropic-version header every Messages request carries
+OPENAI_MAX_TOOLS = 128  # OpenAI refuses requests with more functions than this
+GEMINI_MAX_TOOLS = 128  # function declarations per Gemini request
 
 
 @dataclass(frozen=True)
@@ -19,6 +24,9 @@ class Preset:
     key_required: bool = True
     local: bool = False
     idle_timeout: float = 60.0
+    kind: str = "openai"
+    auth: AuthStyle = "bearer"
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 _LOCAL = dict(key_required=False, local=True, idle_timeout=300.0)
@@ -28,30 +36,77 @@ PRESETS: dict[str, Preset] = {
     for p in (
         Preset("openai", "OpenAI", "https://api.openai.com/v1",
                Capabilities(reasoning_control="reasoning_effort", reasoning_models=("o1", "o3", "o4", "gpt-5"),
-                            max_tokens_field="max_completion_tokens")),
+                            max_tokens_field="max_completion_tokens", max_tools=OPENAI_MAX_TOOLS, vision=True)),
         Preset("openrouter", "OpenRouter", "https://openrouter.ai/api/v1",
-               Capabilities(reasoning_control="openrouter")),
+               Capabilities(reasoning_control="openrouter", reasoning_output=True)),
         Preset("groq", "Groq", "https://api.groq.com/openai/v1",
-               Capabilities(reasoning_control="reasoning_effort", reasoning_models=("openai/gpt-oss", "qwen"))),
+               Capabilities(reasoning_control="reasoning_effort", reasoning_models=("openai/gpt-oss", "qwen"),
+                            reasoning_output=True)),
         Preset("deepseek", "DeepSeek", "https://api.deepseek.com/v1",
-               Capabilities(parallel_tool_calls=False, echo_reasoning_content=True)),
+               Capabilities(parallel_tool_calls=False, echo_reasoning_content=True, reasoning_output=True)),
         Preset("xai", "xAI", "https://api.x.ai/v1",
-               Capabilities(parallel_tool_calls=False, reasoning_control="reasoning_effort",
-                            reasoning_models=("grok-3-mini",))),
-        Preset("mistral", "Mistral", "https://api.mistral.ai/v1", Capabilities(stream_usage=False)),
+               Capabilities(parallel_tool_calls_default=False, reasoning_control="reasoning_effort",
+                            reasoning_models=("grok-3-mini",), reasoning_output=True)),
+        Preset("mistral", "Mistral", "https://api.mistral.ai/v1",
+               Capabilities(stream_usage=False, reasoning_output=True)),
         Preset("together", "Together AI", "https://api.together.xyz/v1", Capabilities()),
         Preset("fireworks", "Fireworks AI", "https://api.fireworks.ai/inference/v1", Capabilities()),
         Preset("nvidia", "NVIDIA NIM", "https://integrate.api.nvidia.com/v1", Capabilities()),
         Preset("ollama", "Ollama (OpenAI-compatible /v1)", "http://127.0.0.1:11434/v1",
-               Capabilities(think_tags=True, parallel_tool_calls=False), **_LOCAL),
+               Capabilities(think_tags=True, parallel_tool_calls=False, reasoning_output=True), **_LOCAL),
         Preset("lmstudio", "LM Studio", "http://127.0.0.1:1234/v1",
-               Capabilities(think_tags=True, parallel_tool_calls=False), **_LOCAL),
+               Capabilities(think_tags=True, parallel_tool_calls=False, reasoning_output=True), **_LOCAL),
         Preset("llamacpp", "llama.cpp server", "http://127.0.0.1:8080/v1",
-               Capabilities(think_tags=True, parallel_tool_calls=False), **_LOCAL),
-        Preset("vllm", "vLLM", "http://127.0.0.1:8000/v1", Capabilities(think_tags=True), **_LOCAL),
+               Capabilities(think_tags=True, parallel_tool_calls=False, reasoning_output=True), **_LOCAL),
+        Preset("vllm", "vLLM", "http://127.0.0.1:8000/v1", Capabilities(think_tags=True, reasoning_output=True),
+               **_LOCAL),
         Preset("custom", "Custom OpenAI-compatible server", "", Capabilities(), key_required=False),
+        Preset("anthropic", "Anthropic", "https://api.anthropic.com/v1",
+               Capabilities(parallel_tool_calls_default=False, reasoning_output=True,
+                            reasoning_control="anthropic_thinking", response_format=False, vision=True,
+                            prompt_caching=True,
+                            families=(ModelFamily(prefixes=("claude-3-haiku", "claude-3-opus", "claude-3-5"),
+                                                  overrides={"reasoning_control": "none",
+                                                             "reasoning_output": False},
+                                                  note="no extended thinking"),)),
+               kind="anthropic", auth="x-api-key", headers={"anthropic-version": ANTHROPIC_VERSION}),
+        Preset("gemini", "Google Gemini", "https://generativelanguage.googleapis.com/v1beta",
+               Capabilities(parallel_tool_calls=False, tool_ids=False, reasoning_output=True,
+                            reasoning_control="gemini_thinking", reasoning_models=("gemini-2.5", "gemini-3"),
+                            vision=True, max_tools=GEMINI_MAX_TOOLS,
+                            families=(ModelFamily(prefixes=("gemini-1", "gemini-2.0"),
+                                                  overrides={"reasoning_output": False},
+                                                  note="no thinking"),)),
+               kind="gemini", auth="x-goog-api-key"),
+        Preset("ollama-native", "Ollama (native /api/chat)", "http://127.0.0.1:11434",
+               Capabilities(parallel_tool_calls=False, tool_ids=False, reasoning_output=True,
+                            reasoning_control="ollama_think", think_tags=True,
+                            families=(ModelFamily(prefixes=("llava", "gemma3", "llama3.2-vision", "qwen2.5vl"),
+                                                  overrides={"vision": True}, note="vision models"),)),
+               kind="ollama", auth="none", **_LOCAL),
+        Preset("openai-responses", "OpenAI (Responses API)", "https://api.openai.com/v1",
+               Capabilities(reasoning_control="reasoning_effort", reasoning_models=("o1", "o3", "o4", "gpt-5"),
+                            reasoning_output=True, max_tools=OPENAI_MAX_TOOLS, vision=True, server_state=True),
+               kind="openai-responses"),
+        Preset("cohere", "Cohere", "https://api.cohere.com",
+               Capabilities(parallel_tool_calls=False, reasoning_output=True, reasoning_control="cohere_thinking",
+                            reasoning_models=("command-a-reasoning",),
+                            families=(ModelFamily(prefixes=("command-a-vision",), overrides={"vision": True},
+                                                  note="vision"),)),
+               kind="cohere"),
     )
 }
+
+
+KIND_PRESETS: dict[str, str] = {
+    "openai": "openai",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
+    "ollama": "ollama-native",
+    "openai-responses": "openai-responses",
+    "cohere": "cohere",
+}
+"""The preset a wire format starts from when none is named."""
 
 
 def provider_from_preset(preset_name: str, *, provider_id: str | None = None, base_url: str | None = None,
@@ -63,9 +118,12 @@ def provider_from_preset(preset_name: str, *, provider_id: str | None = None, ba
         raise ValueError(f"the {preset.title} preset needs a base URL")
     return ProviderConfig(
         id=provider_id or preset.name,
-        kind="openai",
+        title=preset.title,
+        kind=preset.kind,
         base_url=url,
         api_key=api_key,
+        auth=preset.auth,
+        headers=dict(preset.headers),
         capabilities=preset.capabilities,
         local=preset.local,
         idle_timeout=preset.idle_timeout,

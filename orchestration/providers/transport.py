@@ -92,9 +92,11 @@ class Transport:
                     f"{self.name} did not answer within {waited:g} s ({type(exc).__name__}). "
                     "Check that the server is running and reachable.", provider=self.name)
             except httpx.HTTPError as exc:
+                check = ("Check that the server is running and the base URL is right." if self.config.local
+                         else "Check the base URL and your network.")
                 error = ConnectionFailedError(
-                    f"Could not reach {self.name} at {self.config.base_url}: {exc or type(exc).__name__}. "
-                    "Check the base URL and your network.", provider=self.name)
+                    f"Could not reach {self.name} at {self.config.base_url}: {exc or type(exc).__name__}. {check}",
+                    provider=self.name)
             else:
                 if response.status_code < 300:
                     try:

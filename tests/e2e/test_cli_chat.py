@@ -68,7 +68,8 @@ def test_json_run_holds_a_tool_using_turn(model_server):
     assert {e.iteration for e in events if e.type == "usage"} == {1, 2}
     first, second = model_server.requests
     assert first.header("authorization") == f"Bearer {SECRET}"
-    assert [t["function"]["name"] for t in first.json["tools"]] == ["get_current_time", "calculate"]
+    assert [t["function"]["name"] for t in first.json["tools"]] == ["get_current_time", "calculate", "web_search",
+                                                                    "web_fetch"]
     assert first.json["stream"] is True and first.json["stream_options"] == {"include_usage": True}
     assert second.json["messages"][1]["tool_calls"][0]["function"]["arguments"] == '{"expression": "6*7"}'
     assert SECRET not in proc.stdout + proc.stderr
@@ -109,7 +110,7 @@ def test_provider_error_exits_1_with_one_line_reason(loopback):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["chat", "hello"], "--model"),
+        (["chat", "hello"], "no default provider is set"),
         (["chat", "--model", "m", "--base-url", "ftp://x", "hi"], "must start with http"),
         (["chat", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "NOPE_UNSET", "hi"],
          "NOPE_UNSET"),
@@ -164,3 +165,30 @@ def test_tools_list_json():
     assert rows["get_current_time"]["needs_approval"] is False
     plain = parley("tools", "list")
     assert plain.returncode == 0 and "calculate" in plain.stdout and "APPROVAL" in plain.stdout
+
+
+def fetching_model(request: Request) -> Response | None:
+    """Plays a model that asks web_fetch for a local address (which the default settings refuse), then answers."""
+    if request.path == "/private":
+        return Response.text("nobody should read this")
+    if request.path != "/v1/chat/completions":
+        return None
+    tool_messages = [m for m in request.json["messages"] if m["role"] == "tool"]
+    if not tool_messages:
+        url = f"http://{request.header('host')}/private"
+        return stream_response("", calls=[("call_f1", "web_fetch", {"url": url})])
+    return stream_response("That address was refused.")
+
+
+def test_web_tools_selected_by_name_and_local_fetch_refused():
+    with LoopbackServer(handler=fetching_model) as server:
+        proc = parley(*chat_args(server, "--json", "--tools", "web_search,web_fetch"), "Read my router page")
+        assert proc.returncode == 0, proc.stderr
+        first = server.requests_for("POST", "/v1/chat/completions")[0]
+        assert [t["function"]["name"] for t in first.json["tools"]] == ["web_search", "web_fetch"]
+        assert server.requests_for("GET", "/private") == []
+    events = [parse_event(line) for line in proc.stdout.splitlines()]
+    result = next(e for e in events if e is not None and e.type == "tool_result")
+    assert (result.name, result.status, result.category) == ("web_fetch", "error", "search")
+    assert "127.0.0.1 is a loopback address" in result.result
+    assert result.data["kind"] == "fetch"

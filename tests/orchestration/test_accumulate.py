@@ -1,12 +1,8 @@
-"""ResponseAccumulator and ThinkTagSplitter: assembling streamed deltas into one assistant message."""
+"""ResponseAccumulator: assembling streamed deltas into one assistant message."""
 
 from __future__ import annotations
 
-import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from orchestration.accumulate import ResponseAccumulator, ThinkTagSplitter, merge_reasoning_details
+from orchestration.accumulate import ResponseAccumulator, merge_reasoning_details
 from orchestration.engine import (
     ProviderEvent,
     ReasoningChunk,
@@ -222,45 +218,3 @@ def test_merge_reasoning_details_keeps_separate_indexes_and_types() -> None:
         {"type": "reasoning.encrypted", "data": "E", "index": 0},
         {"type": "reasoning.text", "text": "b", "index": 1},
     ]
-
-
-# --- think tags ------------------------------------------------------------------------------------
-
-def split_all(pieces: list[str]) -> tuple[str, str]:
-    splitter = ThinkTagSplitter()
-    out = [p for piece in pieces for p in splitter.feed(piece)] + splitter.flush()
-    return ("".join(t for k, t in out if k == "reasoning"), "".join(t for k, t in out if k == "text"))
-
-
-@pytest.mark.parametrize(("pieces", "expected"), [
-    (["<think>plan</think>\n\nAnswer"], ("plan", "Answer")),
-    (["\n<thi", "nk>pl", "an</th", "ink>", "\n", "Ans", "wer"], ("plan", "Answer")),
-    (["Plain answer"], ("", "Plain answer")),
-    (["  ", "Plain"], ("", "  Plain")),
-    (["<b>bold</b>"], ("", "<b>bold</b>")),
-    (["Use <think>tags</think> like this"], ("", "Use <think>tags</think> like this")),
-    (["<think>never closed"], ("never closed", "")),
-    (["<think>a < b </thin"], ("a < b </thin", "")),
-    (["<thi"], ("", "<thi")),
-    (["<think></think>x"], ("", "x")),
-])
-def test_think_tags(pieces: list[str], expected: tuple[str, str]) -> None:
-    assert split_all(pieces) == expected
-
-
-def test_think_splitter_streams_reasoning_before_the_close_tag() -> None:
-    splitter = ThinkTagSplitter()
-    assert splitter.feed("<think>step one") == [("reasoning", "step one")]
-    assert splitter.feed(" and</") == [("reasoning", " and")]  # "</" might start </think>
-    assert splitter.feed("p> two") == [("reasoning", "</p> two")]
-
-
-@settings(max_examples=150, deadline=None, database=None)
-@given(reasoning=st.text(max_size=40).filter(lambda s: "</think>" not in s),
-       answer=st.text(max_size=40).filter(lambda s: s == s.lstrip()),
-       cuts=st.lists(st.integers(0, 120), max_size=12))
-def test_think_tags_survive_any_chunking(reasoning: str, answer: str, cuts: list[int]) -> None:
-    text = f"<think>{reasoning}</think>\n{answer}"
-    points = sorted({c for c in cuts if 0 < c < len(text)})
-    pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
-    assert split_all(pieces) == (reasoning, answer)

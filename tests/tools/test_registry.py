@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ from orchestration.tool_api import (
     ToolSet,
     ToolSpec,
 )
-from tools import default_registry
+from tools import SearchSettings, WorkspaceSettings, default_registry
 from tools.registry import DuplicateToolError, Tool, ToolRegistry, UnknownToolError
 
 
@@ -247,21 +248,30 @@ def test_the_registry_is_a_tool_set() -> None:
 # --- the default registry ----------------------------------------------------------------------------------
 
 
-def test_default_registry_holds_the_builtins() -> None:
+def test_default_registry_holds_the_builtins_and_web_tools() -> None:
     registry = default_registry()
-    assert registry.names() == ["get_current_time", "calculate"]
+    assert registry.names() == ["get_current_time", "calculate", "web_search", "web_fetch"]
     for tool in registry:
         assert isinstance(tool, RunnableTool)
-        assert tool.category == "utility"
-        assert tool.visibility == "hidden"
         assert tool.parallel_safe is True
         assert tool.needs_approval is False
         assert keys_named(tool.spec().parameters, "title") == []
+    assert [(t.category, t.visibility) for t in registry] == [("utility", "hidden"), ("utility", "hidden"),
+                                                             ("search", "primary"), ("search", "primary")]
+
+
+def test_default_registry_adds_file_tools_only_with_a_workspace(tmp_path: Path) -> None:
+    registry = default_registry(search=SearchSettings(backend="brave"), workspace=WorkspaceSettings(folders=[tmp_path]),
+                                secret_lookup=lambda entry: None)
+    assert registry.names()[-3:] == ["list_directory", "read_file", "search_files"]
+    assert "Brave Search" in registry.get("web_search").description  # type: ignore[union-attr]
+    assert all(registry.get(n).needs_approval for n in registry.names()[-3:])  # type: ignore[union-attr]
+    assert "list_directory" not in default_registry(workspace=WorkspaceSettings()).names()
 
 
 def test_default_registries_are_independent() -> None:
     first, second = default_registry(), default_registry()
     first.register(make_tool("extra"))
     first.unregister("calculate")
-    assert second.names() == ["get_current_time", "calculate"]
+    assert second.names() == ["get_current_time", "calculate", "web_search", "web_fetch"]
     assert first.get("get_current_time") is not second.get("get_current_time")

@@ -78,10 +78,13 @@ def test_no_tools_means_no_tool_fields() -> None:
 @pytest.mark.parametrize("value", [True, False])
 def test_parallel_tool_calls_only_when_the_capability_allows(value: bool) -> None:
     assert payload(tools=[WEATHER], parallel_tool_calls=value)["parallel_tool_calls"] is value
-    for preset in ("deepseek", "xai", "ollama", "llamacpp"):
+    for preset in ("deepseek", "ollama", "llamacpp"):
         body = payload(provider_from_preset(preset, base_url="http://x/v1"), tools=[WEATHER],
                        parallel_tool_calls=value)
         assert "parallel_tool_calls" not in body, preset
+    # xAI accepts the switch (and the loop turns parallel calls off there by default)
+    xai = payload(provider_from_preset("xai"), tools=[WEATHER], parallel_tool_calls=value)
+    assert xai["parallel_tool_calls"] is value
 
 
 @pytest.mark.parametrize(("preset", "model", "expected"), [

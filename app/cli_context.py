@@ -1,0 +1,37 @@
+"""What the subcommands share: the directories from ``--data-dir``, the settings (with a warning for a bad
+file), the history database and the secret store."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from app.paths import AppPaths, resolve_paths
+from app.secrets import SecretStore
+from app.settings import Settings, load_settings
+from app.storage import History
+
+
+def paths_from_args(args: argparse.Namespace) -> AppPaths:
+    return resolve_paths(getattr(args, "data_dir", None))
+
+
+def warn(message: str) -> None:
+    print(f"parley: warning: {message}", file=sys.stderr)
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    """The validated settings; a bad file is reported on stderr (and moved aside) and defaults are used."""
+    loaded = load_settings(paths_from_args(args).settings)
+    if loaded.problem:
+        warn(loaded.problem)
+    return loaded.settings
+
+
+def open_history(args: argparse.Namespace) -> History:
+    """The history database; raises StorageError (naming the file) when it cannot be opened."""
+    return History.open(paths_from_args(args).database)
+
+
+def secret_store() -> SecretStore:
+    return SecretStore()

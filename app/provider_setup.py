@@ -1,0 +1,34 @@
+"""From a provider in the settings (plus its key from the keyring) to the ProviderConfig the adapters use.
+
+The preset supplies the starting capabilities; the settings' capability overrides, ``think_tags``, extra
+headers and kind are laid on top. The key is passed in, never read from or written to the settings.
+"""
+
+from __future__ import annotations
+
+from app.errors import EnvironmentProblem
+from app.settings import ProviderSettings
+from orchestration.providers.config import Capabilities, ProviderConfig
+from orchestration.providers.presets import PRESETS, provider_from_preset
+
+
+class ProviderSetupError(EnvironmentProblem):
+    """A provider in the settings cannot be used as configured; the message names it and the field."""
+
+
+def key_required(entry: ProviderSettings) -> bool:
+    preset = PRESETS.get(entry.preset)
+    return bool(preset and preset.key_required)
+
+
+def provider_config(entry: ProviderSettings, api_key: str | None) -> ProviderConfig:
+    if entry.preset not in PRESETS:
+        raise ProviderSetupError(f"provider {entry.id}: unknown preset {entry.preset!r}; known presets: "
+                                 f"{', '.join(sorted(PRESETS))}")
+    base = provider_from_preset(entry.preset, provider_id=entry.id, base_url=entry.base_url, api_key=api_key)
+    overrides = dict(entry.capabilities)
+    if entry.think_tags is not None:
+        overrides["think_tags"] = entry.think_tags
+    capabilities = Capabilities.model_validate({**base.capabilities.model_dump(), **overrides})
+    return base.model_copy(update={"kind": entry.kind, "headers": {**base.headers, **entry.headers},
+                                   "capabilities": capabilities})

@@ -1,0 +1,95 @@
+"""Is the OS keyring usable? A judgement of the backend (no I/O) and a probe that stores and removes a test entry.
+
+The ``keyring`` package quietly picks a backend that cannot keep secrets when there is no real one: ``fail``
+(raises on use), ``null`` (forgets everything) or, when keyrings.alt is installed, a plaintext file. Parley
+treats all of those as "no keyring", and says so in words a user can act on, rather than storing keys where
+they would leak or vanish.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+import keyring
+import keyring.errors
+from keyring.backend import KeyringBackend
+from keyring.backends.chainer import ChainerBackend
+
+from app.secrets.names import SERVICE
+
+# Backends (by module prefix) that do not keep secrets safely: they fail, forget, or write plaintext files.
+UNUSABLE_BACKEND_MODULES = ("keyring.backends.fail", "keyring.backends.null", "keyrings.alt")
+PROBE_ENTRY_PREFIX = "probe:"
+
+NO_PLAINTEXT = "Parley does not store keys in plain files."
+SESSION_HINT = "You can still use a key for this session only (kept in memory; on the command line: --api-key-env VAR)."
+
+
+@dataclass(frozen=True)
+class KeyringStatus:
+    usable: bool
+    backend: str  # the backend's class, for messages and `parley keys status`
+    problem: str | None = None  # why it is not usable, written for the user
+
+
+def effective_backend(backend: KeyringBackend | None = None) -> KeyringBackend:
+    """The backend that would store a new secret: a chainer's first backend, else the backend itself."""
+    backend = backend or keyring.get_keyring()
+    if isinstance(backend, ChainerBackend):
+        chained = list(backend.backends)
+        if chained:
+            return chained[0]
+    return backend
+
+
+def backend_name(backend: KeyringBackend) -> str:
+    cls = type(backend)
+    return f"{cls.__module__}.{cls.__name__}"
+
+
+def judge_backend(backend: KeyringBackend | None = None) -> KeyringStatus:
+    """Whether the backend is a real keyring, from its type alone (no prompts, no I/O)."""
+    chosen = effective_backend(backend)
+    name = backend_name(chosen)
+    module = type(chosen).__module__
+    if not module.startswith(UNUSABLE_BACKEND_MODULES):
+        return KeyringStatus(True, name)
+    if module.startswith("keyrings.alt"):
+        problem = (f"The keyring backend {name} keeps keys in a file on disk, not in the OS keyring. "
+                   f"{NO_PLAINTEXT} Uninstall keyrings.alt or choose a system keyring (PYTHON_KEYRING_BACKEND).")
+    else:
+        problem = ("No OS keyring is available (no Secret Service, macOS Keychain or Windows Credential Locker "
+                   "was found). On Linux, install and start gnome-keyring or KWallet, usually part of a desktop "
+                   f"session. {NO_PLAINTEXT}")
+    return KeyringStatus(False, name, f"{problem} {SESSION_HINT}")
+
+
+def explain_keyring_failure(exc: BaseException, backend: str) -> str:
+    if isinstance(exc, keyring.errors.KeyringLocked):
+        return (f"The keyring ({backend}) is locked, or the request to unlock it was dismissed. Unlock it and "
+                f"try again. {SESSION_HINT}")
+    detail = str(exc).strip() or type(exc).__name__
+    return f"The keyring ({backend}) did not work: {detail}. {SESSION_HINT}"
+
+
+def probe_keyring(backend: KeyringBackend | None = None) -> KeyringStatus:
+    """Judge the backend, then store, read back and delete a random entry. May show an unlock prompt."""
+    chosen = effective_backend(backend)
+    verdict = judge_backend(chosen)
+    if not verdict.usable:
+        return verdict
+    entry = PROBE_ENTRY_PREFIX + secrets.token_hex(8)
+    value = secrets.token_urlsafe(16)
+    try:
+        chosen.set_password(SERVICE, entry, value)
+        try:
+            read_back = chosen.get_password(SERVICE, entry)
+        finally:
+            chosen.delete_password(SERVICE, entry)
+    except Exception as exc:  # third-party backends raise many kinds (D-Bus, OS, keyring errors); all mean "unusable"
+        return KeyringStatus(False, verdict.backend, explain_keyring_failure(exc, verdict.backend))
+    if read_back != value:
+        return KeyringStatus(False, verdict.backend, f"The keyring ({verdict.backend}) did not return what was "
+                                                     f"stored in it. {SESSION_HINT}")
+    return verdict

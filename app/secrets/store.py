@@ -1,0 +1,107 @@
+"""API keys: kept in the OS keyring, or in memory for this session when the user chooses so; never in a file.
+
+``SecretStore.lookup`` is the ``secret_lookup`` callable the rest of the app receives: it takes an entry name
+(``provider:<id>``, ``search:<backend>``) and returns the key or None. A session key shadows the keyring's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+import keyring.errors
+from keyring.backend import KeyringBackend
+
+from app.errors import EnvironmentProblem
+from app.secrets.names import SERVICE
+from app.secrets.probe import KeyringStatus, effective_backend, explain_keyring_failure, judge_backend, probe_keyring
+
+SecretLookup = Callable[[str], str | None]
+KeyLocation = Literal["session", "keyring"]
+
+
+class SecretStoreError(EnvironmentProblem):
+    """The keyring cannot be used for this; the message says why and what to do."""
+
+
+def clean_key(value: str) -> str:
+    """A key as typed or piped: surrounding whitespace removed; empty or multi-line keys are refused."""
+    key = value.strip()
+    if not key:
+        raise ValueError("the key is empty")
+    if "\n" in key or "\r" in key:
+        raise ValueError("the key spans several lines; paste it on one line")
+    return key
+
+
+class SecretStore:
+    def __init__(self, backend: KeyringBackend | None = None) -> None:
+        self._backend = backend
+        self._session: dict[str, str] = {}
+
+    @property
+    def backend(self) -> KeyringBackend:
+        return effective_backend(self._backend)
+
+    def status(self, *, probe: bool = True) -> KeyringStatus:
+        """Whether keys can be kept in the keyring; ``probe`` also stores and deletes a test entry."""
+        return probe_keyring(self.backend) if probe else judge_backend(self.backend)
+
+    def lookup(self, name: str) -> str | None:
+        """The key for an entry, from this session or the keyring; None when there is none (or no keyring).
+
+        Raises SecretStoreError when a keyring exists but cannot be read (locked, dismissed prompt, D-Bus error).
+        """
+        if name in self._session:
+            return self._session[name]
+        verdict = judge_backend(self.backend)
+        if not verdict.usable:
+            return None
+        try:
+            return self.backend.get_password(SERVICE, name)
+        except Exception as exc:  # backends raise D-Bus, OS and keyring errors alike
+            raise SecretStoreError(f"Could not read {name} from the keyring. "
+                                   f"{explain_keyring_failure(exc, verdict.backend)}") from exc
+
+    def store(self, name: str, value: str) -> None:
+        """Save a key in the keyring. Refuses (SecretStoreError) when there is no usable keyring: no plaintext."""
+        key = clean_key(value)
+        verdict = judge_backend(self.backend)
+        if not verdict.usable:
+            raise SecretStoreError(f"{name} was not saved. {verdict.problem}")
+        try:
+            self.backend.set_password(SERVICE, name, key)
+        except Exception as exc:  # backends raise D-Bus, OS and keyring errors alike
+            raise SecretStoreError(f"{name} was not saved. {explain_keyring_failure(exc, verdict.backend)}") from exc
+        self._session.pop(name, None)
+
+    def store_for_session(self, name: str, value: str) -> None:
+        """Keep a key in memory only, until this process ends."""
+        self._session[name] = clean_key(value)
+
+    def delete(self, name: str) -> list[KeyLocation]:
+        """Remove the key from this session and the keyring; returns where it was found."""
+        removed: list[KeyLocation] = []
+        if self._session.pop(name, None) is not None:
+            removed.append("session")
+        verdict = judge_backend(self.backend)
+        if not verdict.usable:
+            return removed
+        try:
+            if self.backend.get_password(SERVICE, name) is None:
+                return removed
+            self.backend.delete_password(SERVICE, name)
+        except keyring.errors.PasswordDeleteError:
+            return removed
+        except Exception as exc:  # backends raise D-Bus, OS and keyring errors alike
+            raise SecretStoreError(f"Could not delete {name} from the keyring. "
+                                   f"{explain_keyring_failure(exc, verdict.backend)}") from exc
+        removed.append("keyring")
+        return removed
+
+    def location(self, name: str) -> KeyLocation | None:
+        """Where the key for ``name`` is kept, without returning it."""
+        if name in self._session:
+            return "session"
+        return "keyring" if self.lookup(name) is not None else None
+

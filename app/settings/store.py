@@ -1,0 +1,99 @@
+"""Reading and writing the settings file: validated on load, written atomically, never crashing on a bad file.
+
+A file that is not valid JSON or does not match the schema is moved aside to ``settings.json.bad-<timestamp>``
+(so nothing the user wrote is lost and the next save cannot overwrite it), the problem is reported naming the
+file and the field, and Parley starts with defaults. Saving writes a temporary file in the same directory and
+renames it over the old one, so a crash or a full disk never leaves a half-written settings file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from app.errors import EnvironmentProblem, describe_os_error, describe_validation_error
+from app.settings.model import Settings
+
+
+class SettingsError(EnvironmentProblem):
+    """The settings file could not be read or written."""
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    settings: Settings
+    problem: str | None = None  # what was wrong with the file, for the user; None when it loaded cleanly
+    backup: Path | None = None  # where the invalid file was moved
+
+
+def _move_aside(path: Path) -> Path | None:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.bad-{stamp}")
+    counter = 1
+    while target.exists():
+        counter += 1
+        target = path.with_name(f"{path.name}.bad-{stamp}-{counter}")
+    try:
+        os.replace(path, target)
+    except OSError:
+        return None
+    return target
+
+
+def load_settings(path: Path) -> LoadedSettings:
+    """The settings in ``path``; defaults when it does not exist. Never raises for a bad or unreadable file."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return LoadedSettings(Settings())
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = describe_os_error(exc) if isinstance(exc, OSError) else "it is not UTF-8 text"
+        return LoadedSettings(Settings(), problem=f"could not read the settings file {path} ({reason}); "
+                                                  "using default settings")
+    try:
+        settings = Settings.model_validate_json(raw)
+    except ValidationError as exc:
+        is_json = True
+        try:
+            json.loads(raw)
+        except ValueError:
+            is_json = False
+        what = describe_validation_error(exc) if is_json else "it is not valid JSON"
+        backup = _move_aside(path)
+        kept = f"the file was moved to {backup}" if backup else "the file was left in place"
+        return LoadedSettings(Settings(), problem=f"the settings file {path} is invalid: {what}; {kept} and "
+                                                  "default settings are used", backup=backup)
+    return LoadedSettings(settings)
+
+
+def settings_json(settings: Settings) -> str:
+    return settings.model_dump_json(indent=2) + "\n"
+
+
+def save_settings(settings: Settings, path: Path) -> None:
+    """Write ``settings`` to ``path`` atomically; raises SettingsError naming the file when that fails."""
+    text = settings_json(Settings.model_validate(settings.model_dump()))
+    temp_name: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp_name, path)
+        temp_name = None
+    except OSError as exc:
+        raise SettingsError(f"could not save the settings file {path} ({describe_os_error(exc)}); "
+                            "the previous file is unchanged") from exc
+    finally:
+        if temp_name is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp_name)

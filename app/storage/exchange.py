@@ -1,0 +1,238 @@
+"""Exporting a conversation to JSON and importing it back, every branch included.
+
+The JSON document (``format: parley.conversation``, ``version: 1``) holds the conversation's details, every
+message with its reasoning, tool calls and their outputs, and a summary of each run (no raw run events). It is
+validated on import, so a hand-edited or truncated file is refused with the field that is wrong, and imported
+in one transaction as a new conversation with new ids. API keys are never part of it: they are not stored in
+the history, and run errors were redacted when recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from app.errors import EnvironmentProblem, describe_os_error, describe_validation_error
+from app.storage.errors import storage_errors
+from app.storage.history import History, now_ms
+from app.storage.records import MessageStatus, RunStatus
+from orchestration.events import ToolStatus
+
+EXPORT_FORMAT = "parley.conversation"
+EXPORT_VERSION = 1
+# Largest export file `import` reads, in bytes.
+MAX_IMPORT_BYTES = 512 * 1024 * 1024
+
+
+class ImportFileError(EnvironmentProblem):
+    """The file cannot be imported; the message names the file and the problem."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ExportedToolOutput(_Strict):
+    status: ToolStatus
+    content: str
+    duration_ms: int = Field(0, ge=0)
+    truncated: bool = False
+    data: Any = None
+
+
+class ExportedToolCall(_Strict):
+    call_id: str
+    name: str
+    arguments: str
+    text_offset: int = Field(ge=0, description="where in the message text the call appeared")
+    output: ExportedToolOutput | None = None
+
+
+class ExportedMessage(_Strict):
+    id: int
+    parent_id: int | None = None
+    run_id: str | None = None
+    role: Literal["user", "assistant"]
+    content: str
+    reasoning: str = ""
+    status: MessageStatus = "complete"
+    finish_reason: str | None = None
+    model: str | None = None
+    usage: dict[str, int] | None = None
+    created_at: int
+    tool_calls: list[ExportedToolCall] = Field(default_factory=list)
+
+
+class ExportedRun(_Strict):
+    id: str
+    user_message_id: int | None = None
+    provider: str | None = None
+    model: str | None = None
+    status: RunStatus
+    finish_reason: str | None = None
+    started_at: int
+    ended_at: int | None = None
+    iterations: int = Field(0, ge=0)
+    input_tokens: int = Field(0, ge=0)
+    output_tokens: int = Field(0, ge=0)
+    reasoning_tokens: int = Field(0, ge=0)
+    cached_tokens: int = Field(0, ge=0)
+    error: dict[str, Any] | None = None
+
+
+class ExportedConversation(_Strict):
+    title: str
+    created_at: int
+    updated_at: int
+    provider: str | None = None
+    model: str | None = None
+    system_prompt: str | None = None
+    pinned: bool = False
+    archived: bool = False
+    current_leaf_id: int | None = None
+
+
+class ConversationExport(_Strict):
+    format: Literal["parley.conversation"] = EXPORT_FORMAT
+    version: Literal[1] = EXPORT_VERSION
+    exported_at: int
+    conversation: ExportedConversation
+    messages: list[ExportedMessage]
+    runs: list[ExportedRun] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _references(self) -> ConversationExport:
+        seen: set[int] = set()
+        for message in self.messages:
+            if message.id in seen:
+                raise ValueError(f"message id {message.id} appears twice")
+            if message.parent_id is not None and message.parent_id not in seen:
+                raise ValueError(f"message {message.id}: parent {message.parent_id} must be an earlier message")
+            seen.add(message.id)
+        leaf = self.conversation.current_leaf_id
+        if leaf is not None and leaf not in seen:
+            raise ValueError(f"conversation.current_leaf_id {leaf} is not one of the messages")
+        run_ids = {run.id for run in self.runs}
+        if len(run_ids) != len(self.runs):
+            raise ValueError("run ids must be unique")
+        for run in self.runs:
+            if run.user_message_id is not None and run.user_message_id not in seen:
+                raise ValueError(f"run {run.id}: user_message_id {run.user_message_id} is not one of the messages")
+        for message in self.messages:
+            if message.run_id is not None and message.run_id not in run_ids:
+                raise ValueError(f"message {message.id}: run_id {message.run_id} is not one of the runs")
+        return self
+
+
+def export_conversation(history: History, conversation_id: int) -> ConversationExport:
+    conversation = history.conversation(conversation_id)
+    messages = [
+        ExportedMessage(
+            id=m.id, parent_id=m.parent_id, run_id=m.run_id, role=m.role, content=m.content, reasoning=m.reasoning,
+            status=m.status, finish_reason=m.finish_reason, model=m.model, usage=m.usage, created_at=m.created_at,
+            tool_calls=[ExportedToolCall(
+                call_id=c.call_id, name=c.name, arguments=c.arguments, text_offset=c.text_offset,
+                output=None if c.output is None else ExportedToolOutput(
+                    status=c.output.status, content=c.output.content, duration_ms=c.output.duration_ms,  # type: ignore[arg-type]
+                    truncated=c.output.truncated, data=c.output.data))
+                for c in m.tool_calls])
+        for m in history.all_messages(conversation_id)
+    ]
+    runs = [ExportedRun(id=r.id, user_message_id=r.user_message_id, provider=r.provider, model=r.model,
+                        status=r.status, finish_reason=r.finish_reason, started_at=r.started_at, ended_at=r.ended_at,
+                        iterations=r.iterations, input_tokens=r.input_tokens, output_tokens=r.output_tokens,
+                        reasoning_tokens=r.reasoning_tokens, cached_tokens=r.cached_tokens, error=r.error)
+            for r in history.runs(conversation_id)]
+    return ConversationExport(
+        exported_at=now_ms(),
+        conversation=ExportedConversation(
+            title=conversation.title, created_at=conversation.created_at, updated_at=conversation.updated_at,
+            provider=conversation.provider, model=conversation.model, system_prompt=conversation.system_prompt,
+            pinned=conversation.pinned, archived=conversation.archived,
+            current_leaf_id=conversation.current_leaf_id),
+        messages=messages, runs=runs)
+
+
+def export_json(history: History, conversation_id: int) -> str:
+    return export_conversation(history, conversation_id).model_dump_json(indent=2) + "\n"
+
+
+def read_export(path: Path) -> ConversationExport:
+    """Read and validate an export file; ImportFileError names the file and what is wrong."""
+    try:
+        if path.stat().st_size > MAX_IMPORT_BYTES:
+            raise ImportFileError(f"{path} is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MB; not imported")
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ImportFileError(f"could not read {path} ({describe_os_error(exc)})") from exc
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ImportFileError(f"{path} is not valid JSON ({exc})") from exc
+    if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+        raise ImportFileError(f"{path} is not a Parley conversation export (expected \"format\": "
+                              f"\"{EXPORT_FORMAT}\")")
+    try:
+        return ConversationExport.model_validate(data)
+    except ValidationError as exc:
+        raise ImportFileError(f"{path} is not a valid Parley export: {describe_validation_error(exc)}") from exc
+
+
+def _live_status(status: str) -> str:
+    """A message or run exported while still running is imported as interrupted."""
+    return "interrupted" if status in ("streaming", "running") else status
+
+
+def import_conversation(history: History, document: ConversationExport) -> int:
+    """Add the exported conversation as a new one (new ids) in one transaction; returns its id."""
+    db = history.db
+    c = document.conversation
+    with storage_errors(history.path, "import the conversation"), db.atomic():
+        conversation_id = int(db.execute(
+            "INSERT INTO conversations (title, created_at, updated_at, provider, model, system_prompt, pinned, "
+            "archived) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [c.title, c.created_at, c.updated_at, c.provider, c.model, c.system_prompt, int(c.pinned),
+             int(c.archived)]).lastrowid)
+        run_ids = {run.id: uuid.uuid4().hex for run in document.runs}
+        for run in document.runs:
+            db.execute(
+                "INSERT INTO runs (id, conversation_id, provider, model, status, finish_reason, started_at, ended_at, "
+                "iterations, input_tokens, output_tokens, reasoning_tokens, cached_tokens, error) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [run_ids[run.id], conversation_id, run.provider, run.model, _live_status(run.status),
+                 run.finish_reason, run.started_at, run.ended_at, run.iterations, run.input_tokens,
+                 run.output_tokens, run.reasoning_tokens, run.cached_tokens,
+                 None if run.error is None else json.dumps(run.error)])
+        message_ids: dict[int, int] = {}
+        for m in document.messages:
+            new_id = int(db.execute(
+                "INSERT INTO messages (conversation_id, parent_id, run_id, role, content, reasoning, status, "
+                "finish_reason, model, usage, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [conversation_id, None if m.parent_id is None else message_ids[m.parent_id],
+                 None if m.run_id is None else run_ids[m.run_id], m.role, m.content, m.reasoning,
+                 _live_status(m.status), m.finish_reason, m.model, None if m.usage is None else json.dumps(m.usage),
+                 m.created_at, m.created_at]).lastrowid)
+            message_ids[m.id] = new_id
+            for position, call in enumerate(m.tool_calls):
+                call_row = db.execute(
+                    "INSERT INTO tool_calls (message_id, position, call_id, name, arguments, text_offset) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    [new_id, position, call.call_id, call.name, call.arguments, call.text_offset]).lastrowid
+                if call.output is not None:
+                    o = call.output
+                    db.execute("INSERT INTO tool_outputs (tool_call_id, status, content, duration_ms, truncated, "
+                               "data) VALUES (?, ?, ?, ?, ?, ?)",
+                               [call_row, o.status, o.content, o.duration_ms, int(o.truncated),
+                                None if o.data is None else json.dumps(o.data)])
+        for run in document.runs:
+            if run.user_message_id is not None:
+                db.execute("UPDATE runs SET user_message_id = ? WHERE id = ?",
+                           [message_ids[run.user_message_id], run_ids[run.id]])
+        leaf = c.current_leaf_id
+        db.execute("UPDATE conversations SET current_leaf_id = ? WHERE id = ?",
+                   [None if leaf is None else message_ids[leaf], conversation_id])
+    return conversation_id

@@ -1,0 +1,249 @@
+"""The conversation history: conversations, their message trees and branches, runs and run events.
+
+Messages form a tree: each has a parent (None for the first message). Editing a user message or regenerating an
+answer adds a sibling, so the old branch is kept. A conversation remembers its current leaf; the current branch
+is the path from the root to that leaf. System prompts live on the conversation. Tool calls and their outputs
+hang off the assistant message that made them. Runs are written by app/storage/run_recorder.py.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from app.storage.database import BUSY_TIMEOUT_S, open_database
+from app.storage.errors import guarded
+from app.storage.records import (
+    Conversation,
+    ConversationSummary,
+    MessageRecord,
+    MessageRole,
+    RunRecord,
+    ToolCallRecord,
+    ToolOutputRecord,
+    loads_or_none,
+)
+
+# Titles made from a first message are cut to this many characters.
+TITLE_CHARS = 80
+
+
+class NotFoundError(LookupError):
+    """No conversation or message with that id; the message says which."""
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def title_from_text(text: str) -> str:
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+class History:
+    def __init__(self, db: Database, path: Path) -> None:
+        self.db = db
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path, *, busy_timeout: float = BUSY_TIMEOUT_S) -> History:
+        return cls(open_database(path, busy_timeout=busy_timeout), path)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- conversations -----------------------------------------------------------------------------------
+    @guarded("create a conversation")
+    def create_conversation(self, title: str = "", *, provider: str | None = None, model: str | None = None,
+                            system_prompt: str | None = None) -> int:
+        now = now_ms()
+        cursor = self.db.execute(
+            "INSERT INTO conversations (title, created_at, updated_at, provider, model, system_prompt) "
+            "VALUES (?, ?, ?, ?, ?, ?)", [title, now, now, provider, model, system_prompt])
+        return int(cursor.lastrowid)
+
+    @guarded("read the conversation")
+    def conversation(self, conversation_id: int) -> Conversation:
+        rows = list(self.db.query("SELECT * FROM conversations WHERE id = ?", [conversation_id]))
+        if not rows:
+            raise NotFoundError(f"there is no conversation {conversation_id}")
+        return Conversation.from_row(rows[0])
+
+    @guarded("list conversations")
+    def list_conversations(self, *, include_archived: bool = False) -> list[ConversationSummary]:
+        where = "" if include_archived else "WHERE c.archived = 0"
+        rows = self.db.query(
+            "SELECT c.id, c.title, c.updated_at, c.pinned, c.archived, "
+            "(SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count "
+            f"FROM conversations c {where} ORDER BY c.pinned DESC, c.updated_at DESC, c.id DESC")
+        return [ConversationSummary(id=r["id"], title=r["title"], updated_at=r["updated_at"],
+                                    message_count=r["message_count"], pinned=bool(r["pinned"]),
+                                    archived=bool(r["archived"])) for r in rows]
+
+    def _update_conversation(self, conversation_id: int, **fields: Any) -> None:
+        """Change details; ``updated_at`` is left alone (it tracks new messages, which order the list)."""
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        cursor = self.db.execute(f"UPDATE conversations SET {assignments} WHERE id = ?",
+                                 [*fields.values(), conversation_id])
+        if cursor.rowcount == 0:
+            raise NotFoundError(f"there is no conversation {conversation_id}")
+
+    @guarded("rename the conversation")
+    def rename(self, conversation_id: int, title: str) -> None:
+        self._update_conversation(conversation_id, title=title.strip())
+
+    @guarded("update the conversation")
+    def set_pinned(self, conversation_id: int, pinned: bool) -> None:
+        self._update_conversation(conversation_id, pinned=int(pinned))
+
+    @guarded("update the conversation")
+    def set_archived(self, conversation_id: int, archived: bool) -> None:
+        self._update_conversation(conversation_id, archived=int(archived))
+
+    @guarded("update the conversation")
+    def set_details(self, conversation_id: int, *, provider: str | None = None, model: str | None = None,
+                    system_prompt: str | None = None) -> None:
+        """Record the provider, model or system prompt used from now on (only the ones given)."""
+        fields = {k: v for k, v in (("provider", provider), ("model", model), ("system_prompt", system_prompt))
+                  if v is not None}
+        if fields:
+            self._update_conversation(conversation_id, **fields)
+
+    @guarded("delete the conversation")
+    def delete(self, conversation_id: int) -> None:
+        """Delete a conversation with its messages, tool calls, runs and run events."""
+        cursor = self.db.execute("DELETE FROM conversations WHERE id = ?", [conversation_id])
+        if cursor.rowcount == 0:
+            raise NotFoundError(f"there is no conversation {conversation_id}")
+
+    # --- messages and branches ---------------------------------------------------------------------------
+    @guarded("save the message")
+    def add_message(self, conversation_id: int, role: MessageRole, content: str) -> int:
+        """Append a complete message after the conversation's current leaf; it becomes the leaf."""
+        parent = self.conversation(conversation_id).current_leaf_id
+        now = now_ms()
+        with self.db.atomic():
+            cursor = self.db.execute(
+                "INSERT INTO messages (conversation_id, parent_id, role, content, status, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, 'complete', ?, ?)", [conversation_id, parent, role, content, now, now])
+            message_id = int(cursor.lastrowid)
+            self.db.execute("UPDATE conversations SET current_leaf_id = ?, updated_at = ? WHERE id = ?",
+                            [message_id, now, conversation_id])
+        return message_id
+
+    @guarded("read the message")
+    def message(self, message_id: int) -> MessageRecord:
+        rows = list(self.db.query("SELECT * FROM messages WHERE id = ?", [message_id]))
+        if not rows:
+            raise NotFoundError(f"there is no message {message_id}")
+        return MessageRecord.from_row(rows[0], self._tool_calls([message_id]).get(message_id, ()))
+
+    def _tool_calls(self, message_ids: Iterable[int]) -> dict[int, tuple[ToolCallRecord, ...]]:
+        ids = list(message_ids)
+        found: dict[int, list[ToolCallRecord]] = {}
+        for start in range(0, len(ids), 500):  # keep under SQLite's bound-parameter limit
+            chunk = ids[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            rows = self.db.query(
+                "SELECT c.*, o.status AS o_status, o.content AS o_content, o.duration_ms AS o_duration_ms, "
+                "o.truncated AS o_truncated, o.data AS o_data, o.tool_call_id AS o_id FROM tool_calls c "
+                f"LEFT JOIN tool_outputs o ON o.tool_call_id = c.id WHERE c.message_id IN ({marks}) "
+                "ORDER BY c.message_id, c.position", chunk)
+            for r in rows:
+                output = None if r["o_id"] is None else ToolOutputRecord(
+                    status=r["o_status"], content=r["o_content"], duration_ms=r["o_duration_ms"],
+                    truncated=bool(r["o_truncated"]), data=loads_or_none(r["o_data"]))
+                found.setdefault(r["message_id"], []).append(ToolCallRecord(
+                    id=r["id"], message_id=r["message_id"], position=r["position"], call_id=r["call_id"],
+                    name=r["name"], arguments=r["arguments"], text_offset=r["text_offset"], output=output))
+        return {k: tuple(v) for k, v in found.items()}
+
+    def _records(self, rows: Iterable[dict[str, Any]]) -> list[MessageRecord]:
+        rows = list(rows)
+        calls = self._tool_calls(r["id"] for r in rows)
+        return [MessageRecord.from_row(r, calls.get(r["id"], ())) for r in rows]
+
+    @guarded("read the conversation")
+    def branch(self, conversation_id: int, leaf_id: int | None = None) -> list[MessageRecord]:
+        """The messages from the root to ``leaf_id`` (default: the current leaf), oldest first."""
+        if leaf_id is None:
+            leaf_id = self.conversation(conversation_id).current_leaf_id
+            if leaf_id is None:
+                return []
+        rows = self.db.query(
+            "WITH RECURSIVE path(id, depth) AS (SELECT id, 0 FROM messages WHERE id = ? AND conversation_id = ? "
+            "UNION ALL SELECT m.parent_id, path.depth + 1 FROM messages m JOIN path ON m.id = path.id "
+            "WHERE m.parent_id IS NOT NULL) "
+            "SELECT messages.* FROM path JOIN messages ON messages.id = path.id ORDER BY path.depth DESC",
+            [leaf_id, conversation_id])
+        return self._records(rows)
+
+    @guarded("read the conversation")
+    def all_messages(self, conversation_id: int) -> list[MessageRecord]:
+        """Every message of every branch, in the order they were written."""
+        return self._records(self.db.query("SELECT * FROM messages WHERE conversation_id = ? ORDER BY id",
+                                           [conversation_id]))
+
+    @guarded("read the conversation")
+    def children(self, conversation_id: int, parent_id: int | None) -> list[MessageRecord]:
+        """The replies to ``parent_id`` (None: the first messages); several means the conversation branches."""
+        rows = self.db.query("SELECT * FROM messages WHERE conversation_id = ? AND parent_id IS ? ORDER BY id",
+                             [conversation_id, parent_id])
+        return self._records(rows)
+
+    def _message_in(self, conversation_id: int, message_id: int) -> MessageRecord:
+        record = self.message(message_id)
+        if record.conversation_id != conversation_id:
+            raise NotFoundError(f"message {message_id} is not part of conversation {conversation_id}")
+        return record
+
+    def _set_leaf(self, conversation_id: int, leaf_id: int | None) -> None:
+        self.db.execute("UPDATE conversations SET current_leaf_id = ?, updated_at = ? WHERE id = ?",
+                        [leaf_id, now_ms(), conversation_id])
+
+    @guarded("start a branch")
+    def branch_from(self, conversation_id: int, message_id: int) -> int | None:
+        """Make the next message a sibling of ``message_id`` (edit a message, regenerate an answer).
+
+        The current leaf moves to the message's parent; the old branch stays. Returns the new leaf.
+        """
+        record = self._message_in(conversation_id, message_id)
+        self._set_leaf(conversation_id, record.parent_id)
+        return record.parent_id
+
+    @guarded("switch branches")
+    def switch_branch(self, conversation_id: int, message_id: int) -> int:
+        """Show the branch through ``message_id``: the leaf becomes its newest descendant. Returns that leaf."""
+        leaf = self._message_in(conversation_id, message_id).id
+        while True:
+            row = self.db.execute("SELECT MAX(id) FROM messages WHERE parent_id = ?", [leaf]).fetchone()
+            if row[0] is None:
+                break
+            leaf = int(row[0])
+        self._set_leaf(conversation_id, leaf)
+        return leaf
+
+    # --- runs ------------------------------------------------------------------------------------------
+    @guarded("read the runs")
+    def runs(self, conversation_id: int) -> list[RunRecord]:
+        rows = self.db.query("SELECT * FROM runs WHERE conversation_id = ? ORDER BY started_at, rowid",
+                             [conversation_id])
+        return [RunRecord.from_row(r) for r in rows]
+
+    @guarded("read the run events")
+    def run_events(self, run_id: str) -> list[dict[str, Any]]:
+        """The stored event stream of one run (redacted JSON objects, in order)."""
+        rows = self.db.execute("SELECT event FROM run_events WHERE run_id = ? ORDER BY seq", [run_id])
+        return [json.loads(r[0]) for r in rows]

@@ -1,0 +1,190 @@
+"""Numbered schema migrations, recorded in the database's ``schema_migrations`` table.
+
+Each migration is plain SQL, applied once, in order, in its own transaction together with the row that
+records it, so a crash mid-migration leaves the previous schema intact. A migration is never edited after
+release; changes go in a new one. A database written by a newer Parley (a version we do not know) is refused
+rather than touched. docs/storage.md describes the schema.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+class SchemaTooNewError(Exception):
+    def __init__(self, found: int, known: int) -> None:
+        super().__init__(f"schema version {found} is newer than this Parley knows ({known})")
+        self.found = found
+        self.known = known
+
+
+_FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+INITIAL_SCHEMA = f"""
+CREATE TABLE conversations (
+    id INTEGER PRIMARY KEY,
+    title TEXT NOT NULL DEFAULT '',
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    provider TEXT,
+    model TEXT,
+    system_prompt TEXT,
+    pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),
+    archived INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0, 1)),
+    current_leaf_id INTEGER REFERENCES messages(id) ON DELETE SET NULL
+);
+
+CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    user_message_id INTEGER REFERENCES messages(id) ON DELETE SET NULL,
+    provider TEXT,
+    model TEXT,
+    status TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'complete', 'interrupted', 'error')),
+    finish_reason TEXT,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    iterations INTEGER NOT NULL DEFAULT 0,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+    cached_tokens INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    owner_pid INTEGER
+);
+CREATE INDEX runs_conversation ON runs(conversation_id);
+CREATE INDEX runs_running ON runs(status) WHERE status = 'running';
+
+CREATE TABLE messages (
+    id INTEGER PRIMARY KEY,
+    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    parent_id INTEGER REFERENCES messages(id) ON DELETE CASCADE,
+    run_id TEXT REFERENCES runs(id) ON DELETE SET NULL,
+    role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+    content TEXT NOT NULL DEFAULT '',
+    reasoning TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL DEFAULT 'complete'
+        CHECK (status IN ('streaming', 'complete', 'interrupted', 'error')),
+    finish_reason TEXT,
+    model TEXT,
+    usage TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+CREATE INDEX messages_conversation ON messages(conversation_id, id);
+CREATE INDEX messages_parent ON messages(parent_id);
+CREATE INDEX messages_run ON messages(run_id);
+CREATE INDEX messages_streaming ON messages(status) WHERE status = 'streaming';
+
+CREATE TABLE tool_calls (
+    id INTEGER PRIMARY KEY,
+    message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    call_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    text_offset INTEGER NOT NULL CHECK (text_offset >= 0)
+);
+CREATE INDEX tool_calls_message ON tool_calls(message_id, position);
+
+CREATE TABLE tool_outputs (
+    tool_call_id INTEGER PRIMARY KEY REFERENCES tool_calls(id) ON DELETE CASCADE,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'error', 'timeout', 'denied')),
+    content TEXT NOT NULL,
+    duration_ms INTEGER NOT NULL DEFAULT 0,
+    truncated INTEGER NOT NULL DEFAULT 0 CHECK (truncated IN (0, 1)),
+    data TEXT
+);
+
+CREATE TABLE run_events (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    iteration INTEGER NOT NULL,
+    ts INTEGER NOT NULL,
+    event TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    content, content='messages', content_rowid='id', tokenize='{_FTS_TOKENIZER}');
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+    INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+
+CREATE VIRTUAL TABLE conversations_fts USING fts5(
+    title, content='conversations', content_rowid='id', tokenize='{_FTS_TOKENIZER}');
+CREATE TRIGGER conversations_fts_insert AFTER INSERT ON conversations BEGIN
+    INSERT INTO conversations_fts(rowid, title) VALUES (new.id, new.title);
+END;
+CREATE TRIGGER conversations_fts_delete AFTER DELETE ON conversations BEGIN
+    INSERT INTO conversations_fts(conversations_fts, rowid, title) VALUES ('delete', old.id, old.title);
+END;
+CREATE TRIGGER conversations_fts_update AFTER UPDATE OF title ON conversations BEGIN
+    INSERT INTO conversations_fts(conversations_fts, rowid, title) VALUES ('delete', old.id, old.title);
+    INSERT INTO conversations_fts(rowid, title) VALUES (new.id, new.title);
+END;
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "initial schema: conversations, messages, tool calls and outputs, runs, run events, FTS5",
+              INITIAL_SCHEMA),
+)
+
+LATEST_VERSION = MIGRATIONS[-1].version
+
+
+def current_version(db: Database) -> int:
+    if not db["schema_migrations"].exists():
+        return 0
+    row = db.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+    return int(row[0] or 0)
+
+
+def apply_migrations(db: Database, migrations: tuple[Migration, ...] = MIGRATIONS) -> list[int]:
+    """Bring the schema up to date; returns the versions applied. Raises SchemaTooNewError for a newer file.
+
+    Each migration runs under ``BEGIN IMMEDIATE`` and re-reads the version inside it, so two processes opening
+    a new database at once do not both apply it.
+    """
+    db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+               "applied_at INTEGER NOT NULL)")
+    known = migrations[-1].version if migrations else 0
+    found = current_version(db)
+    if found > known:
+        raise SchemaTooNewError(found, known)
+    applied = []
+    for migration in migrations:
+        if migration.version <= found:
+            continue
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            found = current_version(db)
+            if migration.version > found:
+                db.executescript(migration.sql)
+                db.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                           [migration.version, migration.name, int(time.time() * 1000)])
+                applied.append(migration.version)
+                found = migration.version
+            db.execute("COMMIT")
+        except BaseException:
+            db.rollback()
+            raise
+    return applied

@@ -1,0 +1,80 @@
+"""Full-text search over message content and conversation titles (SQLite FTS5, kept in sync by triggers).
+
+The user's words are quoted before they reach FTS5, so punctuation and FTS operators in a query cannot cause a
+syntax error; all words must match (a trailing ``*`` keeps prefix search). Results carry a snippet with the
+matching words between markers. Stemming is English (porter), diacritics are ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from app.storage.errors import guarded
+from app.storage.history import History
+
+DEFAULT_SEARCH_LIMIT = 20
+MAX_SEARCH_LIMIT = 500
+# Words of context in a snippet.
+SNIPPET_WORDS = 12
+SNIPPET_ELLIPSIS = "…"
+
+
+class SearchQueryError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    conversation_id: int
+    conversation_title: str
+    message_id: int | None  # None when the conversation's title matched
+    role: str | None
+    snippet: str
+    created_at: int
+
+
+def fts_query(text: str) -> str:
+    """The user's words as an FTS5 query: every word quoted, all required, ``word*`` kept as a prefix search."""
+    terms = []
+    for word in text.split():
+        prefix = word.endswith("*")
+        word = word.rstrip("*")
+        if not re.search(r"\w", word):
+            continue
+        terms.append('"' + word.replace('"', '""') + '"' + ("*" if prefix else ""))
+    if not terms:
+        raise SearchQueryError("the search has no words to look for")
+    return " ".join(terms)
+
+
+class HistorySearch:
+    def __init__(self, history: History) -> None:
+        self.history = history
+        self.path = history.path
+
+    @guarded("search the history")
+    def search(self, text: str, *, limit: int = DEFAULT_SEARCH_LIMIT, marks: tuple[str, str] = ("**", "**")
+               ) -> list[SearchHit]:
+        """Matching titles first, then messages, each best match first; at most ``limit`` hits."""
+        if not 1 <= limit <= MAX_SEARCH_LIMIT:
+            raise SearchQueryError(f"the result limit must be between 1 and {MAX_SEARCH_LIMIT}")
+        query = fts_query(text)
+        db = self.history.db
+        hits: list[SearchHit] = []
+        titles = db.execute(
+            "SELECT c.id, c.title, c.created_at, snippet(conversations_fts, 0, ?, ?, ?, ?) FROM conversations_fts "
+            "JOIN conversations c ON c.id = conversations_fts.rowid WHERE conversations_fts MATCH ? "
+            "ORDER BY bm25(conversations_fts) LIMIT ?",
+            [marks[0], marks[1], SNIPPET_ELLIPSIS, SNIPPET_WORDS, query, limit])
+        hits += [SearchHit(conversation_id=r[0], conversation_title=r[1], message_id=None, role=None, snippet=r[3],
+                           created_at=r[2]) for r in titles]
+        messages = db.execute(
+            "SELECT m.id, m.conversation_id, c.title, m.role, m.created_at, "
+            "snippet(messages_fts, 0, ?, ?, ?, ?) FROM messages_fts "
+            "JOIN messages m ON m.id = messages_fts.rowid JOIN conversations c ON c.id = m.conversation_id "
+            "WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT ?",
+            [marks[0], marks[1], SNIPPET_ELLIPSIS, SNIPPET_WORDS, query, limit - len(hits)])
+        hits += [SearchHit(conversation_id=r[1], conversation_title=r[2], message_id=r[0], role=r[3], snippet=r[5],
+                           created_at=r[4]) for r in messages]
+        return hits[:limit]

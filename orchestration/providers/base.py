@@ -1,0 +1,181 @@
+"""What every wire-format adapter shares: the transport, the read loop, partial answers and end markers.
+
+An adapter is a ``WireReader`` subclass (turns one frame of its format into accumulator calls) plus an
+``HTTPChatAdapter`` subclass (builds the request and picks the framing). The read loop here feeds bytes through
+the framing into the reader, keeps what arrived on any error, and insists on the format's end marker: a stream
+that stops without it is a ``StreamError`` carrying the partial answer, never a silently short answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+import httpx
+
+from orchestration.accumulate import ResponseAccumulator
+from orchestration.engine import ModelFinish, ModelRequest, ProviderEvent
+from orchestration.errors import MalformedResponseError, ProviderError, StreamError, stream_error_from_frame
+from orchestration.providers.config import Capabilities, ProviderConfig
+from orchestration.providers.framing import WHOLE, FrameDecoder, SSEFrames, WholeBody
+from orchestration.providers.transport import Sleep, Transport
+from orchestration.think_tags import InlineReasoning
+
+UNFRAMED_BODY_KEPT = 64_000  # bytes kept of a body that yields no frames, to report what it was
+
+
+class WireReader:
+    """Turns the frames of one response into provider events through the shared accumulator."""
+
+    end_marker = "its end marker"  # named in the error when a stream stops early
+
+    def __init__(self, provider_name: str, *, think_tags: bool = False) -> None:
+        self.provider_name = provider_name
+        self.acc = ResponseAccumulator()
+        self.inline = InlineReasoning(self.acc, enabled=think_tags)
+        self.finish_reason: ModelFinish = "unknown"
+        self.native_finish_reason: str | None = None
+        self.ended = False  # the format's end marker arrived
+        self.frames = 0
+
+    # --- to implement ------------------------------------------------------------------------------
+    def frame(self, event: str, obj: Any) -> list[ProviderEvent]:
+        """One parsed frame of a stream."""
+        raise NotImplementedError
+
+    def whole(self, obj: Any) -> list[ProviderEvent]:
+        """A whole non-streamed answer. The default reads it as a single frame."""
+        return self.frame("message", obj)
+
+    # --- the body ----------------------------------------------------------------------------------
+    def feed(self, decoder: FrameDecoder, chunk: bytes) -> Iterator[ProviderEvent]:
+        """Bytes as they arrive, through the body's framing. A generator, so the events of the frames before
+        a failing one still come out before the error."""
+        for event, data in decoder.feed(chunk):
+            yield from self.receive(event, data)
+
+    def close(self, decoder: FrameDecoder, head: bytes) -> Iterator[ProviderEvent]:
+        """The body is over: the frames its end completes (``end`` comes next). ``head`` is the start of the
+        body, looked at only when it gave no frames at all. A last frame cut off mid-JSON means the stream
+        broke off, so it is reported as a cut-off stream, not as malformed."""
+        for event, data in decoder.close():
+            yield from self.receive(event, data, last=True)
+        if not self.frames:
+            self.unframed(head)
+
+    def receive(self, event: str, data: str, *, last: bool = False) -> list[ProviderEvent]:
+        """One raw frame: parse its JSON and hand it on. ``[DONE]`` sentinels are ignored; the format's own
+        end marker decides whether the answer is complete."""
+        text = data.strip()
+        if not text or text == "[DONE]":
+            return []
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            if last and not self.ended and event != WHOLE:
+                raise self.cut_off() from None
+            raise self.malformed(f"a frame is not JSON ({text[:120]!r})") from None
+        self.frames += 1
+        if event == WHOLE:
+            return self.whole(obj)
+        return self.frame(event, obj)
+
+    def text(self, text: str) -> list[ProviderEvent]:
+        """Answer text, with ``<think>`` reasoning split out when the provider has think tags on."""
+        return self.inline.text(text)
+
+    def end(self) -> list[ProviderEvent]:
+        """The body is over: the closing events, or an error when the end marker never came."""
+        if not self.ended:
+            raise self.cut_off()
+        return self.finish()
+
+    def cut_off(self) -> ProviderError:
+        return self.with_partial(StreamError(
+            f"The stream from {self.provider_name} ended before the answer was complete (no {self.end_marker}).",
+            provider=self.provider_name))
+
+    def finish(self) -> list[ProviderEvent]:
+        return self.inline.flush() + self.acc.finish(self.finish_reason, self.native_finish_reason)
+
+    def unframed(self, body: bytes) -> None:
+        """A body that gave no frames at all: raise what it says when it is a JSON error (Gemini serves those
+        with an SSE content type), else leave it to ``end``."""
+        try:
+            obj = json.loads(body.decode("utf-8", "replace"))
+        except ValueError:
+            return
+        if isinstance(obj, list) and obj:
+            obj = obj[0]
+        if isinstance(obj, dict) and obj.get("error"):
+            raise self.with_partial(stream_error_from_frame(self.provider_name, obj))
+
+    def error_frame(self, payload: Any) -> ProviderError:
+        return self.with_partial(stream_error_from_frame(self.provider_name, payload))
+
+    def malformed(self, what: str) -> ProviderError:
+        return self.with_partial(MalformedResponseError(
+            f"{self.provider_name} sent a malformed stream: {what}.", provider=self.provider_name))
+
+    def attach_partial(self, error: ProviderError) -> None:
+        """Keep what has arrived so far on ``error`` (the loop keeps it as a partial answer)."""
+        self.inline.flush()
+        error.partial = self.acc.snapshot()
+
+    def with_partial(self, error: ProviderError) -> ProviderError:
+        self.attach_partial(error)
+        return error
+
+
+class HTTPChatAdapter:
+    """Transport, capabilities and the read loop of an adapter; subclasses build requests and readers."""
+
+    def __init__(self, config: ProviderConfig, client: httpx.AsyncClient | None = None,
+                 sleep: Sleep = asyncio.sleep) -> None:
+        self.config = config
+        self.transport = Transport(config, client, sleep=sleep)
+
+    @property
+    def provider_name(self) -> str:
+        return self.config.display_name
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.config.capabilities
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        raise NotImplementedError
+
+    def framing(self, content_type: str) -> FrameDecoder:
+        """The decoder for a response body; SSE unless the server answered with a single JSON document."""
+        if "json" in content_type and "event-stream" not in content_type:
+            return WholeBody()
+        return SSEFrames()
+
+    async def read(self, path: str, payload: dict[str, Any], reader: WireReader, *,
+                   framing: Callable[[str], FrameDecoder] | None = None) -> AsyncIterator[ProviderEvent]:
+        """POST ``payload`` and yield the reader's events, ending with ``ResponseComplete``. ``framing`` picks
+        the body decoder from the content type (default: ``self.framing``)."""
+        async with self.transport.stream("POST", path, payload) as response:
+            decoder = (framing or self.framing)(response.headers.get("content-type", "").lower())
+            head = bytearray()
+            try:
+                async for chunk in self.transport.iter_bytes(response):
+                    if not reader.frames and len(head) < UNFRAMED_BODY_KEPT:
+                        head += chunk[:UNFRAMED_BODY_KEPT - len(head)]
+                    for provider_event in reader.feed(decoder, chunk):
+                        yield provider_event
+                for provider_event in reader.close(decoder, bytes(head)):
+                    yield provider_event
+                closing = reader.end()  # yielded once the response is closed
+            except ProviderError as error:
+                if error.partial is None:  # a broken or idle connection: keep what arrived
+                    reader.attach_partial(error)
+                raise
+        for provider_event in closing:
+            yield provider_event

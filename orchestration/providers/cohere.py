@@ -1,0 +1,209 @@
+"""The Cohere v2 chat wire format (``POST /v2/chat``), streaming and not.
+
+Reads ``content-delta`` text and thinking, the ``tool-plan-delta`` pieces (Cohere's plan before it calls
+tools, shown as reasoning and sent back as ``tool_plan``), and ``tool-call-start``/``-delta``/``-end``; the
+answer is complete at ``message-end``, whose ``ERROR``/``TIMEOUT`` finish reasons are errors. Quirk: a
+parameterless tool's arguments may arrive as ``"null"``, which means no arguments (``{}``). Cohere has no
+"named tool" choice: a named choice sends only that tool with ``tool_choice: REQUIRED``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from typing import Any
+
+from orchestration.engine import ModelFinish, ModelRequest, NamedToolChoice, ProviderEvent, TokenUsage
+from orchestration.errors import StreamError
+from orchestration.messages import (
+    AssistantMessage,
+    ReasoningPart,
+    SystemMessage,
+    TextPart,
+    ToolResultMessage,
+    UserMessage,
+)
+from orchestration.providers.base import HTTPChatAdapter, WireReader
+from orchestration.providers.config import ProviderConfig
+
+CHAT_PATH = "v2/chat"
+THINKING = "cohere"  # ReasoningPart.provider_format of thinking content
+TOOL_PLAN = "cohere-tool-plan"  # ReasoningPart.provider_format of a tool plan
+THINKING_BUDGETS = {"low": 1024, "medium": 4096, "high": 16384}  # token_budget per effort; minimal turns it off
+
+_FINISH: dict[str, ModelFinish] = {"COMPLETE": "stop", "STOP_SEQUENCE": "stop", "MAX_TOKENS": "length",
+                                   "TOOL_CALL": "tool_calls"}
+_FAILED = ("ERROR", "TIMEOUT")
+
+
+def null_means_no_arguments(raw: str) -> str:
+    return "{}" if raw.strip() == "null" else raw
+
+
+# --- request -------------------------------------------------------------------------------------------
+
+def _assistant_to_wire(message: AssistantMessage) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": "assistant"}
+    plan = "".join(p.text for p in message.parts if isinstance(p, ReasoningPart) and p.provider_format == TOOL_PLAN)
+    if plan:
+        out["tool_plan"] = plan
+    content: list[dict[str, Any]] = []
+    for part in message.parts:
+        if isinstance(part, ReasoningPart) and part.provider_format == THINKING and part.text:
+            content.append({"type": "thinking", "thinking": part.text})
+        elif isinstance(part, TextPart) and part.text:
+            content.append({"type": "text", "text": part.text})
+    if message.tool_calls:
+        out["tool_calls"] = [{"id": c.id, "type": "function",
+                              "function": {"name": c.name, "arguments": null_means_no_arguments(c.arguments)
+                                           or "{}"}} for c in message.tool_calls]
+    if content or not message.tool_calls:
+        out["content"] = content or ""
+    return out
+
+
+def messages_to_wire(request: ModelRequest) -> list[dict[str, Any]]:
+    wire: list[dict[str, Any]] = []
+    for message in request.messages:
+        if isinstance(message, SystemMessage):
+            wire.append({"role": "system", "content": message.content})
+        elif isinstance(message, UserMessage):
+            wire.append({"role": "user", "content": message.content})
+        elif isinstance(message, AssistantMessage):
+            wire.append(_assistant_to_wire(message))
+        elif isinstance(message, ToolResultMessage):
+            wire.append({"role": "tool", "tool_call_id": message.call_id, "content": message.content})
+    return wire
+
+
+def build_payload(request: ModelRequest, config: ProviderConfig) -> dict[str, Any]:
+    caps = config.capabilities.for_model(request.model)
+    payload: dict[str, Any] = {"model": request.model, "messages": messages_to_wire(request)}
+    tools = request.tools if caps.tools else []
+    choice = request.tool_choice
+    if isinstance(choice, NamedToolChoice):
+        tools = [t for t in tools if t.name == choice.name]
+    if tools:
+        payload["tools"] = [{"type": "function", "function": {"name": t.name, "description": t.description,
+                                                              "parameters": t.parameters}} for t in tools]
+        if choice != "auto":
+            payload["tool_choice"] = "NONE" if choice == "none" else "REQUIRED"
+    if request.max_output_tokens is not None:
+        payload["max_tokens"] = request.max_output_tokens
+    if request.temperature is not None:
+        payload["temperature"] = request.temperature
+    effort = request.reasoning_effort
+    if effort and caps.supports_reasoning_control(request.model):
+        payload["thinking"] = ({"type": "disabled"} if effort == "minimal"
+                               else {"type": "enabled", "token_budget": THINKING_BUDGETS[effort]})
+    fmt = request.response_format
+    if fmt is not None and caps.response_format:
+        schema = (fmt.get("json_schema") or {}).get("schema") if fmt.get("type") == "json_schema" else None
+        payload["response_format"] = {"type": "json_object", **({"json_schema": schema} if schema else {})}
+    if request.stream and caps.streaming:
+        payload["stream"] = True
+    return payload
+
+
+# --- response --------------------------------------------------------------------------------------------
+
+def usage_from_cohere(raw: dict[str, Any]) -> TokenUsage:
+    tokens = raw.get("tokens") or raw.get("billed_units") or {}
+    return TokenUsage(input_tokens=tokens.get("input_tokens") or 0, output_tokens=tokens.get("output_tokens") or 0,
+                      cached_tokens=raw.get("cached_tokens") or 0, raw=raw)
+
+
+def _message(obj: dict[str, Any]) -> dict[str, Any]:
+    delta = obj.get("delta") if isinstance(obj.get("delta"), dict) else {}
+    message = delta.get("message")
+    return message if isinstance(message, dict) else {}
+
+
+class CohereReader(WireReader):
+    end_marker = "message-end event"
+
+    def __init__(self, provider_name: str, *, think_tags: bool = False) -> None:
+        super().__init__(provider_name, think_tags=think_tags)
+        self._in_plan = False
+
+    def frame(self, event: str, obj: Any) -> list[ProviderEvent]:
+        if not isinstance(obj, dict):
+            raise self.malformed(f"expected a JSON object, got {type(obj).__name__}")
+        kind = obj.get("type") or event
+        if kind == "error" or event == "error":
+            raise self.error_frame(obj)
+        index = obj.get("index") if isinstance(obj.get("index"), int) else None
+        message = _message(obj)
+        if kind == "message-start":
+            return self.acc.meta(obj.get("id"), None)
+        if kind == "content-start":
+            content = message.get("content") if isinstance(message.get("content"), dict) else {}
+            if content.get("type") == "thinking":
+                self.acc.start_reasoning(provider_format=THINKING)
+                return self.acc.reasoning(content.get("thinking") or "")
+            return self.text(content.get("text") or "")
+        if kind == "content-delta":
+            content = message.get("content") if isinstance(message.get("content"), dict) else {}
+            if isinstance(content.get("thinking"), str):
+                return self.acc.reasoning(content["thinking"])
+            return self.text(content.get("text") or "")
+        if kind == "tool-plan-delta":
+            if not self._in_plan:
+                self._in_plan = True
+                self.acc.start_reasoning(provider_format=TOOL_PLAN)
+            return self.acc.reasoning(message.get("tool_plan") or "")
+        if kind in ("tool-call-start", "tool-call-delta"):
+            call = message.get("tool_calls") if isinstance(message.get("tool_calls"), dict) else {}
+            function = call.get("function") if isinstance(call.get("function"), dict) else {}
+            return self.acc.tool_call_delta(index=index, id=call.get("id"), name=function.get("name"),
+                                            arguments=function.get("arguments") or None)
+        if kind == "tool-call-end":
+            return self.acc.complete_call(index=index, fix_arguments=null_means_no_arguments)
+        if kind == "message-end":
+            delta = obj.get("delta") if isinstance(obj.get("delta"), dict) else {}
+            return self._end(delta.get("finish_reason"), delta.get("usage"))
+        return []  # citations and unknown events
+
+    def _end(self, reason: Any, usage: Any) -> list[ProviderEvent]:
+        events = self.acc.set_usage(usage_from_cohere(usage)) if isinstance(usage, dict) and usage else []
+        if reason in _FAILED:
+            raise self.with_partial(StreamError(
+                f"{self.provider_name} stopped the answer with {reason}. Try again; if it keeps happening, try "
+                "a shorter conversation or another model.", provider=self.provider_name, provider_code=reason))
+        self.native_finish_reason = reason if isinstance(reason, str) else None
+        self.finish_reason = _FINISH.get(reason, "unknown") if isinstance(reason, str) else "unknown"
+        self.ended = True
+        return events
+
+    def whole(self, obj: Any) -> list[ProviderEvent]:
+        """A non-streamed answer."""
+        if not isinstance(obj, dict):
+            raise self.malformed("the answer is not a JSON object")
+        events = self.acc.meta(obj.get("id"), None)
+        message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        if message.get("tool_plan"):
+            self.acc.start_reasoning(provider_format=TOOL_PLAN)
+            events += self.acc.reasoning(str(message["tool_plan"]))
+        for content in message.get("content") or []:
+            if isinstance(content, dict) and content.get("type") == "thinking":
+                self.acc.start_reasoning(provider_format=THINKING)
+                events += self.acc.reasoning(content.get("thinking") or "")
+            elif isinstance(content, dict):
+                events += self.text(content.get("text") or "")
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict):
+                events += self.acc.tool_call(id=call.get("id"), name=str(function.get("name") or ""),
+                                             arguments=null_means_no_arguments(function.get("arguments") or ""))
+        return events + self._end(obj.get("finish_reason"), obj.get("usage"))
+
+
+class CohereAdapter(HTTPChatAdapter):
+    """Cohere's v2 chat API over one provider's transport."""
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        payload = build_payload(request, self.config)
+        reader = CohereReader(self.provider_name, think_tags=self.capabilities.think_tags)
+        async with aclosing(self.read(CHAT_PATH, payload, reader)) as events:
+            async for event in events:
+                yield event

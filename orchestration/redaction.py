@@ -1,0 +1,145 @@
+"""Hiding credentials in anything that is shown or stored: headers, URLs, request dicts and free text.
+
+The inspector's raw request views and the run recorder pass everything through here, so an API key that
+travels in a header, a query parameter, a JSON body field or an error message is never displayed or saved.
+Pure functions, no Qt, no app imports.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import SplitResult, urlsplit, urlunsplit
+
+REDACTED = "[redacted]"
+
+# Header names (lower-case) whose values are credentials.
+SENSITIVE_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key"})
+# Query parameter and JSON field names (lower-case) whose values are credentials.
+SENSITIVE_PARAMS = frozenset({"key", "api_key", "apikey", "access_token", "token"})
+# Known secrets shorter than this are not replaced in free text: they would match ordinary words.
+MIN_SECRET_CHARS = 8
+
+_QUERY_PARAM = re.compile(
+    r"(?P<lead>[?&](?:" + "|".join(re.escape(p) for p in sorted(SENSITIVE_PARAMS)) + r")=)(?P<value>[^&#\s\"'<>]+)",
+    re.IGNORECASE,
+)
+_BEARER = re.compile(r"(?P<lead>\bBearer\s+)(?P<value>[A-Za-z0-9._~+/=-]{8,})", re.IGNORECASE)
+
+
+def is_sensitive_header(name: str) -> bool:
+    return name.strip().lower() in SENSITIVE_HEADERS
+
+
+def redact_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict[str, str]:
+    """A copy with credential headers' values replaced; names and order kept."""
+    items = headers.items() if isinstance(headers, Mapping) else headers
+    return {name: (REDACTED if is_sensitive_header(name) else value) for name, value in items}
+
+
+def _redact_query(query: str) -> str:
+    if not query:
+        return query
+    pieces = []
+    for piece in query.split("&"):
+        name, sep, _value = piece.partition("=")
+        pieces.append(f"{name}={REDACTED}" if sep and name.lower() in SENSITIVE_PARAMS else piece)
+    return "&".join(pieces)
+
+
+def redact_url(url: str) -> str:
+    """The URL with key-like query parameters and any password in the user info replaced."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return redact_text(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, host = netloc.rpartition("@")
+        user, sep, _password = userinfo.partition(":")
+        netloc = f"{user}:{REDACTED}@{host}" if sep else netloc
+    redacted = SplitResult(parts.scheme, netloc, parts.path, _redact_query(parts.query), parts.fragment)
+    return urlunsplit(redacted)
+
+
+def redact_json_value(value: Any) -> Any:
+    """A copy of a JSON-like value with credential fields (``api_key``, ``token``, ...) replaced, at any depth."""
+    if isinstance(value, Mapping):
+        return {k: (REDACTED if isinstance(k, str) and _sensitive_field(k) and v is not None
+                    else redact_json_value(v)) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_json_value(v) for v in value]
+    return value
+
+
+def _sensitive_field(name: str) -> bool:
+    lowered = name.lower()
+    return lowered in SENSITIVE_PARAMS or lowered in SENSITIVE_HEADERS
+
+
+def redact_body(body: Any) -> Any:
+    """A request or response body: JSON (as a value or a string) gets its credential fields replaced."""
+    if isinstance(body, Mapping | list | tuple):
+        return redact_json_value(body)
+    if isinstance(body, bytes):
+        try:
+            body = body.decode()
+        except UnicodeDecodeError:
+            return body
+    if isinstance(body, str):
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            return redact_text(body)
+        if isinstance(parsed, dict | list):
+            return json.dumps(redact_json_value(parsed), ensure_ascii=False)
+    return body
+
+
+def redact_request(request: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a request dict (``url``, ``headers``, ``body``/``json``/``params``, anything else kept)."""
+    out: dict[str, Any] = dict(request)
+    if isinstance(out.get("url"), str):
+        out["url"] = redact_url(out["url"])
+    if out.get("headers") is not None:
+        out["headers"] = redact_headers(out["headers"])
+    for field in ("body", "json", "content", "data"):
+        if out.get(field) is not None:
+            out[field] = redact_body(out[field])
+    if isinstance(out.get("params"), Mapping):
+        out["params"] = redact_json_value(out["params"])
+    return out
+
+
+def replace_secrets(text: str, secrets: Iterable[str]) -> str:
+    """Only the given secret values replaced (for user content, where URL-looking text must stay as written)."""
+    for secret in secrets:
+        if secret and len(secret) >= MIN_SECRET_CHARS:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
+    """Free text (an error message, a log line): key-like URL parameters, bearer tokens and the given secret
+    values are replaced."""
+    text = replace_secrets(text, secrets)
+    text = _QUERY_PARAM.sub(lambda m: m.group("lead") + REDACTED, text)
+    return _BEARER.sub(lambda m: m.group("lead") + REDACTED, text)
+
+
+__all__ = [
+    "MIN_SECRET_CHARS",
+    "REDACTED",
+    "SENSITIVE_HEADERS",
+    "SENSITIVE_PARAMS",
+    "is_sensitive_header",
+    "redact_body",
+    "redact_headers",
+    "redact_json_value",
+    "redact_request",
+    "redact_text",
+    "redact_url",
+    "replace_secrets",
+]

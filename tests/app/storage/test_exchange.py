@@ -1,0 +1,151 @@
+"""Export to JSON and Markdown; JSON imports back as an equal conversation, and bad files are refused clearly."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.storage.exchange import (
+    ImportFileError,
+    export_conversation,
+    export_json,
+    import_conversation,
+    read_export,
+)
+from app.storage.markdown import export_markdown, fence
+from app.storage.run_recorder import RunRecorder
+from orchestration.events import (
+    ContentDelta,
+    Done,
+    EventFactory,
+    ReasoningDelta,
+    RunStarted,
+    ToolCallInfo,
+    ToolCalls,
+    ToolResult,
+    Usage,
+)
+
+
+@pytest.fixture
+def conversation(history):
+    """A conversation with reasoning, a tool call and its output, an interrupted answer and a second branch."""
+    cid = history.create_conversation("Cooking with numbers", provider="local", model="m",
+                                      system_prompt="Be precise.")
+    recorder = RunRecorder(history, cid)
+    ids = recorder.begin("How many eggs for 3 cakes?")
+    events = EventFactory(ids.run_id)
+    recorder(events.make(RunStarted, provider="local", model="m"))
+    events.iteration = 1
+    recorder(events.make(ReasoningDelta, content="Each cake needs 4."))
+    recorder(events.make(ContentDelta, content="Let me multiply. "))
+    recorder(events.make(ToolCalls, calls=[ToolCallInfo(id="call_1", name="calculate",
+                                                        arguments='{"expression": "3*4"}')]))
+    recorder(events.make(Usage, input_tokens=9, output_tokens=4))
+    recorder(events.make(ToolResult, id="call_1", name="calculate", result="3*4 = 12 ```", status="ok",
+                         duration_ms=2, category="utility", visibility="hidden", data={"value": 12}))
+    events.iteration = 2
+    recorder(events.make(ContentDelta, content="You need 12 eggs."))
+    recorder(events.make(Done, finish_reason="stop"))
+    user = history.branch(cid)[0]
+    again = RunRecorder(history, cid)
+    ids = again.begin(None, reply_to=user.id)
+    events = EventFactory(ids.run_id)
+    events.iteration = 1
+    again(events.make(ContentDelta, content="Twelve, I thi"))
+    again(events.make(Done, finish_reason="cancelled"))
+    return cid
+
+
+def normalized(document: dict) -> dict:
+    """An export without the ids and timestamps that an import renumbers."""
+    document = json.loads(json.dumps(document))
+    document.pop("exported_at")
+    ids = {m["id"]: n for n, m in enumerate(document["messages"])}
+    runs = {r["id"]: n for n, r in enumerate(document["runs"])}
+    for m in document["messages"]:
+        m["id"] = ids[m["id"]]
+        m["parent_id"] = None if m["parent_id"] is None else ids[m["parent_id"]]
+        m["run_id"] = None if m["run_id"] is None else runs[m["run_id"]]
+    for r in document["runs"]:
+        r["id"] = runs[r["id"]]
+        r["user_message_id"] = ids[r["user_message_id"]]
+    c = document["conversation"]
+    c["current_leaf_id"] = ids[c["current_leaf_id"]]
+    return document
+
+
+def test_json_export_round_trips_through_import(history, conversation, tmp_path):
+    path = tmp_path / "export.json"
+    path.write_text(export_json(history, conversation))
+    document = read_export(path)
+    assert len(document.messages) == 4 and len(document.runs) == 2
+    imported = import_conversation(history, document)
+    assert imported != conversation
+    before = export_conversation(history, conversation).model_dump()
+    after = export_conversation(history, imported).model_dump()
+    assert normalized(after) == normalized(before)
+    assert export_markdown(history, imported).replace(f"Conversation {imported}", "") == export_markdown(
+        history, conversation).replace(f"Conversation {conversation}", "")
+    import_conversation(history, read_export(path))  # importing twice gives two copies, no id clash
+    assert len(history.list_conversations()) == 3
+
+
+def test_export_holds_everything(history, conversation):
+    data = json.loads(export_json(history, conversation))
+    assert data["format"] == "parley.conversation" and data["version"] == 1
+    assert data["conversation"]["system_prompt"] == "Be precise."
+    tool_message = data["messages"][1]
+    assert tool_message["reasoning"] == "Each cake needs 4."
+    assert tool_message["tool_calls"][0] == {
+        "call_id": "call_1", "name": "calculate", "arguments": '{"expression": "3*4"}', "text_offset": 17,
+        "output": {"status": "ok", "content": "3*4 = 12 ```", "duration_ms": 2, "truncated": False,
+                   "data": {"value": 12}}}
+    assert [r["status"] for r in data["runs"]] == ["complete", "interrupted"]
+    assert data["messages"][3]["status"] == "interrupted"
+
+
+def test_markdown_shows_the_current_branch_readably(history, conversation):
+    text = export_markdown(history, conversation)
+    assert text.startswith("# Cooking with numbers\n")
+    assert "## System\n\nBe precise." in text
+    assert "## User\n\nHow many eggs for 3 cakes?" in text
+    assert "Twelve, I thi" in text and "*This answer is interrupted (cancelled).*" in text
+    assert "You need 12 eggs." not in text  # the other branch
+    assert "2 messages on other branches" in text
+    user = history.branch(conversation)[0]
+    history.switch_branch(conversation, history.children(conversation, user.id)[0].id)
+    text = export_markdown(history, conversation)
+    assert "<details><summary>Reasoning</summary>\n\nEach cake needs 4." in text
+    assert text.index("Let me multiply.") < text.index("**Tool call** `calculate`") < text.index("You need 12")
+    assert "````\n3*4 = 12 ```\n````" in text
+
+
+def test_fences_are_longer_than_the_backticks_inside():
+    assert fence("a ``` b ````` c").startswith("``````\n")
+    assert fence("plain", "json") == "```json\nplain\n```"
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("{not json", "is not valid JSON"),
+    ('{"format": "something.else"}', "is not a Parley conversation export"),
+    ('{"format": "parley.conversation", "version": 1, "exported_at": 0, "conversation": {"title": "t", '
+     '"created_at": 0, "updated_at": 0}, "messages": [{"id": 1, "parent_id": 7, "role": "user", "content": "x", '
+     '"created_at": 0}]}', "parent 7 must be an earlier message"),
+    ('{"format": "parley.conversation", "version": 1, "exported_at": 0, "conversation": {"title": "t", '
+     '"created_at": 0, "updated_at": 0}, "messages": [{"id": 1, "role": "robot", "content": "x", "created_at": 0}]}',
+     "messages[0].role"),
+])
+def test_bad_files_are_refused_naming_the_problem(history, tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(ImportFileError) as caught:
+        read_export(path)
+    assert message in str(caught.value) and str(path) in str(caught.value)
+    assert history.list_conversations() == []
+
+
+def test_missing_file_is_named(tmp_path):
+    with pytest.raises(ImportFileError, match=r"could not read .*nope\.json"):
+        read_export(tmp_path / "nope.json")

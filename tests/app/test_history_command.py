@@ -1,0 +1,110 @@
+"""``parley history``, ``search``, ``export`` and ``import`` against a real database in the test's home."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.paths import resolve_paths
+from app.storage import History
+from tests.app.cli_helpers import run_cli
+from tests.app.storage.test_history import record_answer
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    return lambda *argv, stdin="": run_cli(capsys, monkeypatch, *argv, stdin=stdin)
+
+
+@pytest.fixture
+def saved():
+    """Two conversations: one with a tool call, one about Lisbon."""
+    with History.open(resolve_paths().database) as history:
+        math = history.create_conversation("Egg arithmetic")
+        record_answer(history, math, "How many eggs for three cakes?", "Twelve eggs.", with_tool=True)
+        trip = history.create_conversation("Lisbon trip")
+        record_answer(history, trip, "Where to eat in Lisbon?", "Try Alfama.")
+    return {"math": math, "trip": trip}
+
+
+def test_list_show_rename_delete(cli, saved):
+    listing = cli("history", "list")
+    assert listing.code == 0
+    assert listing.out.splitlines()[0].split()[0] == str(saved["trip"])  # newest first
+    assert "Egg arithmetic" in listing.out and "2 msgs" in listing.out
+    shown = cli("history", "show", str(saved["math"]))
+    assert "user: How many eggs for three cakes?" in shown.out and "[tools: calculate]" in shown.out
+    data = json.loads(cli("history", "show", str(saved["math"]), "--json").out)
+    assert data["conversation"]["title"] == "Egg arithmetic" and len(data["messages"]) == 3
+    assert cli("history", "rename", str(saved["math"]), "Baking maths").code == 0
+    assert json.loads(cli("history", "list", "--json").out)[1]["title"] == "Baking maths"
+    deleted = cli("history", "delete", str(saved["math"]))
+    assert deleted.code == 0 and "Baking maths" in deleted.out
+    assert [c["id"] for c in json.loads(cli("history", "list", "--json").out)] == [saved["trip"]]
+
+
+def test_branch_and_switch(cli, saved):
+    with History.open(resolve_paths().database) as history:
+        first_user = history.branch(saved["trip"])[0].id
+    result = cli("history", "branch", str(saved["trip"]), str(first_user))
+    assert result.code == 0 and "new branch" in result.out
+    with History.open(resolve_paths().database) as history:
+        record_answer(history, saved["trip"], "Where to eat in Porto?", "Try Ribeira.")
+    shown = cli("history", "show", str(saved["trip"])).out
+    assert "Porto" in shown and "eat in Lisbon" not in shown and "(1 of 2 versions)" in shown
+    assert cli("history", "switch", str(saved["trip"]), str(first_user)).code == 0
+    assert "eat in Lisbon" in cli("history", "show", str(saved["trip"])).out
+
+
+def test_search_prints_snippets(cli, saved):
+    result = cli("search", "lisbon")
+    assert result.code == 0
+    assert f"{saved['trip']}  Lisbon trip  (title" in result.out and "**Lisbon**" in result.out
+    hits = json.loads(cli("search", "alfama", "--json").out)
+    assert [(h["conversation_id"], h["role"]) for h in hits] == [(saved["trip"], "assistant")]
+    assert cli("search", "nothing-like-this").err.strip() == "No matches."
+    assert cli("search", "---").code == 2
+
+
+def test_export_and_import_files(cli, saved, tmp_path):
+    target = tmp_path / "out" / "math.json"
+    target.parent.mkdir()
+    assert cli("export", str(saved["math"]), "--format", "json", "-o", str(target)).code == 0
+    imported = cli("import", str(target))
+    assert imported.code == 0 and "Imported 3 messages as conversation" in imported.out
+    new_id = int(imported.out.split()[-1].rstrip("."))
+    original = cli("export", str(saved["math"]), "--format", "md").out
+    copy = cli("export", str(new_id), "--format", "md").out
+    assert original.replace(f"Conversation {saved['math']}", "") == copy.replace(f"Conversation {new_id}", "")
+    assert "**Tool call** `calculate`" in original
+
+
+@pytest.mark.parametrize("argv", [("history", "show", "999"), ("history", "delete", "999"), ("export", "999"),
+                                  ("history", "rename", "1", "  ")])
+def test_unknown_ids_and_empty_titles_are_usage_errors(cli, argv):
+    result = cli(*argv)
+    assert result.code == 2 and result.err.startswith("parley: ")
+
+
+def test_import_of_a_bad_file_is_an_error_naming_it(cli, tmp_path):
+    path = tmp_path / "notes.json"
+    path.write_text("[]")
+    result = cli("import", str(path))
+    assert result.code == 1 and str(path) in result.err
+
+
+def test_data_dir_option_moves_everything(cli, tmp_path, saved):
+    other = tmp_path / "elsewhere"
+    assert cli("--data-dir", str(other), "history", "list").err.strip() == "No saved conversations yet."
+    assert cli("history", "list", "--data-dir", str(other)).err.strip() == "No saved conversations yet."
+    assert (other / "data" / "history.db").exists()
+
+
+def test_corrupt_database_is_named_and_untouched(cli):
+    path = resolve_paths().database
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not a database at all" * 100)
+    result = cli("history", "list")
+    assert result.code == 1 and str(path) in result.err and "damaged" in result.err
+    assert path.read_bytes() == b"not a database at all" * 100

@@ -1,0 +1,103 @@
+"""Saved conversations end to end, as real processes: a chat survives restart, continues, is found, exported and
+imported; a broken database is reported and left alone."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.cli_process import run_parley
+from tests.support.loopback import LoopbackServer, Request, Response
+from tests.support.openai_wire import stream_response
+
+
+def travel_model(request: Request) -> Response | None:
+    """Answers depending on how much conversation it was sent."""
+    if request.path != "/v1/chat/completions":
+        return None
+    users = [m["content"] for m in request.json["messages"] if m["role"] == "user"]
+    if len(users) == 1:
+        return stream_response("Lisbon: eat in Alfama, walk to Belém.", reasoning="Think of neighbourhoods.")
+    return stream_response(f"After {len(users) - 1} earlier questions: take the train to Porto.")
+
+
+@pytest.fixture
+def server():
+    with LoopbackServer(handler=travel_model) as running:
+        yield running
+
+
+@pytest.fixture
+def local_provider(server):
+    added = run_parley("providers", "add", "local", "--base-url", server.url + "/v1", "--model", "travel-1")
+    assert added.returncode == 0, added.stderr
+    return server
+
+
+def test_conversation_survives_restart_is_continued_found_exported_and_imported(local_provider, tmp_path):
+    server = local_provider
+    first = run_parley("chat", "Plan a day in Lisbon")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == "Lisbon: eat in Alfama, walk to Belém.\n"
+    assert "[saved as conversation 1]" in first.stderr
+
+    second = run_parley("chat", "--conversation", "1", "And the next day?")  # a new process: a restart
+    assert second.returncode == 0, second.stderr
+    sent = server.requests[-1].json["messages"]
+    assert [(m["role"], m["content"]) for m in sent] == [
+        ("user", "Plan a day in Lisbon"), ("assistant", "Lisbon: eat in Alfama, walk to Belém."),
+        ("user", "And the next day?")]
+    assert server.requests[-1].json["model"] == "travel-1"
+
+    found = run_parley("search", "alfama", "--json")
+    hits = json.loads(found.stdout)
+    assert [(h["conversation_id"], h["role"]) for h in hits] == [(1, "assistant")]
+    assert "**Alfama**" in hits[0]["snippet"]
+
+    exported = tmp_path / "lisbon.json"
+    assert run_parley("export", "1", "--format", "json", "--output", str(exported)).returncode == 0
+    imported = run_parley("import", str(exported))
+    assert imported.returncode == 0 and "as conversation 2" in imported.stdout
+    markdown = [run_parley("export", str(i), "--format", "md").stdout for i in (1, 2)]
+    assert markdown[0].replace("Conversation 1", "") == markdown[1].replace("Conversation 2", "")
+    assert "Think of neighbourhoods." in markdown[0] and "take the train to Porto" in markdown[0]
+    data = json.loads(exported.read_text())
+    assert [m["role"] for m in data["messages"]] == ["user", "assistant", "user", "assistant"]
+    assert [r["status"] for r in data["runs"]] == ["complete", "complete"]
+
+    listing = run_parley("history", "list", "--json")
+    assert [c["title"] for c in json.loads(listing.stdout)] == ["Plan a day in Lisbon", "Plan a day in Lisbon"]
+
+
+def test_regenerate_makes_a_sibling_answer(local_provider):
+    assert run_parley("chat", "Plan a day in Lisbon").returncode == 0
+    again = run_parley("chat", "--conversation", "1", "--regenerate")
+    assert again.returncode == 0, again.stderr
+    shown = run_parley("history", "show", "1").stdout
+    assert "(1 of 2 versions)" in shown
+    assert len(local_provider.requests) == 2
+    assert [m["role"] for m in local_provider.requests[-1].json["messages"]] == ["user"]
+
+
+def test_no_save_leaves_no_trace(local_provider, parley_home):
+    result = run_parley("chat", "--no-save", "Plan a day in Lisbon")
+    assert result.returncode == 0 and "saved" not in result.stderr
+    assert run_parley("history", "list", "--json").stdout.strip() == "[]"
+
+
+def test_broken_database_is_reported_and_nothing_is_sent(server, parley_home):
+    database = parley_home / "data" / "history.db"
+    database.parent.mkdir(parents=True)
+    database.write_bytes(b"my precious notes\n" * 300)
+    result = run_parley("chat", "--base-url", server.url + "/v1", "--model", "m", "hello")
+    assert result.returncode == 1
+    assert str(database) in result.stderr and "damaged" in result.stderr
+    assert database.read_bytes() == b"my precious notes\n" * 300
+    assert server.count == 0  # the question could not be saved, so it was not sent
+
+
+def test_unknown_conversation_is_usage_error(server):
+    result = run_parley("chat", "--base-url", server.url + "/v1", "--model", "m", "--conversation", "42", "hi")
+    assert result.returncode == 2 and "no conversation 42" in result.stderr
+    assert server.count == 0

@@ -1,0 +1,176 @@
+"""``search_files``: lines matching a text (or a regular expression) in the workspace's text files.
+
+The walk stays inside the workspace: folder links are not followed, file links are followed only when their
+target is inside the workspace, and version-control, cache and virtual-environment folders
+(``SKIPPED_FOLDERS``) are skipped. Binary files and files larger than ``max_search_file_bytes`` are skipped.
+At most ``max_search_files`` files are examined and ``max_search_results`` matching lines returned; the result
+says when either cap was reached. The walk runs in a worker thread; a pattern is at most
+``MAX_PATTERN_CHARS`` long and only the first ``MAX_LINE_CHARS`` of each line are matched, which bounds the
+cost of a careless regular expression.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
+from pydantic_core import PydanticCustomError
+
+from orchestration.tool_api import ToolContext, ToolOutput
+from tools.files.common import MAX_PATH_CHARS, FileToolError, run_file_work
+from tools.files.settings import WorkspaceSettings
+from tools.files.text import decode_line, looks_binary, read_sample
+from tools.files.workspace import Workspace, WorkspaceFolder
+from tools.registry import Tool
+
+NAME = "search_files"
+MAX_PATTERN_CHARS = 200
+MAX_GLOB_CHARS = 100
+MAX_LINE_CHARS = 2_000  # of each line, matched and ...
+SHOWN_LINE_CHARS = 200  # ... shown in a result
+SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
+                             ".mypy_cache", ".pytest_cache", ".ruff_cache", ".idea"})
+
+
+class SearchFilesArguments(BaseModel):
+    query: str = Field(max_length=MAX_PATTERN_CHARS, description="Text to find (or a regular expression when "
+                       "regex is true).")
+    path: str = Field(".", max_length=MAX_PATH_CHARS, description="Folder (or file) to search, relative to the "
+                      "workspace.")
+    glob: str | None = Field(None, max_length=MAX_GLOB_CHARS, description="Only files whose name matches, e.g. "
+                             "'*.py'; a pattern with '/' is matched against the path.")
+    regex: bool = Field(False, description="Treat query as a Python regular expression.")
+    case_sensitive: bool = False
+
+    @field_validator("query")
+    @classmethod
+    def _non_empty(cls, value: str) -> str:
+        if not value.strip():
+            raise PydanticCustomError("empty_query", "search_files needs a non-empty query")
+        return value
+
+
+@dataclass
+class _Search:
+    pattern: re.Pattern[str]
+    glob: str | None
+    max_results: int
+    max_files: int
+    max_file_bytes: int
+    matches: list[dict[str, Any]] = field(default_factory=list)
+    files_examined: int = 0
+    stopped: str | None = None  # which cap ended the search early
+
+
+def _pattern(arguments: SearchFilesArguments) -> re.Pattern[str]:
+    flags = 0 if arguments.case_sensitive else re.IGNORECASE
+    source = arguments.query if arguments.regex else re.escape(arguments.query)
+    try:
+        return re.compile(source, flags)
+    except re.error as exc:
+        raise FileToolError(f"{arguments.query!r} is not a valid regular expression ({exc}); set regex to false "
+                            "to search for the text as written.") from None
+
+
+class SearchFiles:
+    def __init__(self, workspace: Workspace, settings: WorkspaceSettings) -> None:
+        self.workspace = workspace
+        self.settings = settings
+
+    def _wanted(self, search: _Search, relative: str, name: str) -> bool:
+        if search.glob is None:
+            return True
+        target = relative if "/" in search.glob else name
+        return fnmatch.fnmatch(target, search.glob)
+
+    def _scan_file(self, search: _Search, folder: WorkspaceFolder, path: Path) -> None:
+        """Adds the file's matching lines; sets ``stopped`` when a cap is reached."""
+        if path.is_symlink():
+            target = Path(os.path.realpath(path))
+            if not target.is_relative_to(folder.real):
+                return
+        relative = path.relative_to(folder.real).as_posix()
+        if not self._wanted(search, relative, path.name):
+            return
+        try:
+            if not path.is_file() or path.stat().st_size > search.max_file_bytes or looks_binary(read_sample(path)):
+                return
+            if search.files_examined >= search.max_files:
+                search.stopped = f"examined {search.max_files:,} files (the limit)"
+                return
+            search.files_examined += 1
+            shown = self.workspace.shown(folder, path)
+            with path.open("rb") as handle:
+                for number, raw in enumerate(handle, start=1):
+                    line = decode_line(raw[: MAX_LINE_CHARS * 4])[:MAX_LINE_CHARS]
+                    if search.pattern.search(line):
+                        if len(search.matches) >= search.max_results:
+                            search.stopped = f"found more than {search.max_results} matching lines (the limit)"
+                            return
+                        search.matches.append({"path": shown, "line": number,
+                                               "text": line.strip()[:SHOWN_LINE_CHARS]})
+        except OSError:
+            return  # unreadable (permissions, vanished): skipped like a binary file
+
+    def _walk(self, search: _Search, folder: WorkspaceFolder, top: Path) -> None:
+        if top.is_file():
+            self._scan_file(search, folder, top)
+            return
+        for directory, subfolders, files in os.walk(top, followlinks=False):
+            subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS)
+            for name in sorted(files):
+                self._scan_file(search, folder, Path(directory) / name)
+                if search.stopped:
+                    return
+
+    def _search(self, arguments: SearchFilesArguments) -> ToolOutput:
+        settings = self.settings
+        search = _Search(pattern=_pattern(arguments), glob=arguments.glob, max_results=settings.max_search_results,
+                         max_files=settings.max_search_files, max_file_bytes=settings.max_search_file_bytes)
+        if self.workspace.is_top(arguments.path):
+            targets = [(f, f.real) for f in self.workspace.folders]
+            where = "the workspace"
+        else:
+            resolved = self.workspace.resolve(arguments.path)
+            if not resolved.real.exists():
+                raise FileToolError(f"{arguments.path!r} does not exist in the workspace.")
+            targets = [(resolved.folder, resolved.real)]
+            where = resolved.shown
+        for folder, top in targets:
+            self._walk(search, folder, top)
+            if search.stopped:
+                break
+        count = len(search.matches)
+        plural = "" if count == 1 else "es"
+        header = (f"{count} match{plural} for {arguments.query!r} in {where} "
+                  f"({search.files_examined} files searched):")
+        lines = [header, *(f"{m['path']}:{m['line']}: {m['text']}" for m in search.matches)]
+        if not count:
+            lines = [f"No matches for {arguments.query!r} in {where} ({search.files_examined} files searched)."]
+        if search.stopped:
+            lines.append(f"[stopped early: {search.stopped}; narrow the search with path or glob]")
+        data = {"kind": "file_search", "query": arguments.query, "path": where, "matches": search.matches,
+                "files_searched": search.files_examined, "truncated": search.stopped is not None}
+        return ToolOutput(text="\n".join(lines), data=data)
+
+    async def __call__(self, arguments: SearchFilesArguments, context: ToolContext) -> ToolOutput:
+        return await run_file_work(lambda: self._search(arguments))
+
+
+def search_files_tool(workspace: Workspace, settings: WorkspaceSettings) -> Tool:
+    return Tool(
+        name=NAME,
+        description="Find lines containing a text (or matching a regular expression) in the text files of the "
+        f"user's workspace. Returns path:line: text, at most {settings.max_search_results} matches.",
+        arguments=SearchFilesArguments,
+        handler=SearchFiles(workspace, settings).__call__,
+        category="file",
+        visibility="secondary",
+        parallel_safe=True,
+        needs_approval=settings.approval == "ask",
+    )
