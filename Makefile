@@ -1,7 +1,7 @@
 # The two set-up commands (README): `make run` starts Parley, `make test` runs the whole suite.
 # Both bootstrap a fresh machine first (Debian packages when root, .venv, pip install).
 
-.PHONY: run test lint bootstrap
+.PHONY: run test lint bootstrap screenshots
 
 bootstrap:
 	@bash scripts/bootstrap.sh
@@ -14,3 +14,7 @@ test: bootstrap
 
 lint: bootstrap
 	.venv/bin/ruff check .
+
+# Screenshots of the real window under Xvfb (docs/screenshots/); needs xvfb (bootstrap installs it as root).
+screenshots: bootstrap
+	QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python scripts/screenshots.py

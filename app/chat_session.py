@@ -35,6 +35,7 @@ from orchestration.providers import adapter_for
 from orchestration.providers.discovery import discover_local_servers
 from tools.registry import ToolRegistry
 from widgets.add_provider_dialog import AddProviderDialog, NewProvider
+from widgets.composer import effort_for_request
 from widgets.conversation_list import ConversationItem, SearchHit
 from widgets.main_window import MainWindow
 
@@ -49,7 +50,8 @@ DialogFactory = Callable[..., AddProviderDialog]
 class ChatSession(QObject):
     def __init__(self, window: MainWindow, history: History | None, settings: Settings, settings_path: Any,
                  secrets: SecretStore, registry_factory: RegistryFactory, *,
-                 dialog_factory: DialogFactory = AddProviderDialog, storage_problem: str | None = None) -> None:
+                 dialog_factory: DialogFactory = AddProviderDialog, storage_problem: str | None = None,
+                 discover: bool = True) -> None:
         super().__init__(window)
         self.window = window
         self.history = history
@@ -63,6 +65,7 @@ class ChatSession(QObject):
         self._recorder: RunRecorder | None = None
         self._pending_text: str | None = None
         self._discovery: asyncio.Task[Any] | None = None
+        self._discover_enabled = discover
         self._memory_history: list[Message] = []
 
         w = window
@@ -91,8 +94,10 @@ class ChatSession(QObject):
         if default is not None:
             self.window.composer.set_current_model(default.id, default.default_model or "")
         self.window.show_welcome(not self.settings.providers and self.conversation_id is None)
-        if not self.settings.providers:
+        if not self.settings.providers and self._discover_enabled:
             self.start_discovery()
+        elif not self.settings.providers:
+            self.window.welcome.set_servers([])
         self._update_status()
 
     def start_discovery(self) -> None:
@@ -137,7 +142,7 @@ class ChatSession(QObject):
         return new
 
     def _provider(self) -> tuple[ProviderSettings, str]:
-        provider_id, model = self.window.composer.current_model()
+        provider_id, model = self.window.composer.current_model() or ("", "")
         entry = next((p for p in self.settings.providers if p.id == provider_id), None)
         if entry is None:
             raise EnvironmentProblem("No provider is set up. Add one with “Add a provider…” (or "
@@ -188,7 +193,8 @@ class ChatSession(QObject):
         tool_names = [n for n in registry.names() if self.settings.tools.enabled.get(n, True)] \
             if self.window.composer.tools_enabled() else []
         request = RunRequest(model=model, messages=messages, tool_names=tool_names,
-                             reasoning_effort=self.window.composer.effort_for_request() or entry.reasoning_effort,
+                             reasoning_effort=(effort_for_request(self.window.composer.reasoning_effort())
+                                               or entry.reasoning_effort),
                              conversation_id=str(self.conversation_id) if self.conversation_id else None,
                              run_id=run_id)
         self.controller.start(adapter_for(config), registry, request, limits=self.settings.limits,
@@ -302,7 +308,7 @@ class ChatSession(QObject):
     def _update_status(self) -> None:
         status = self.secrets.status(probe=False)
         self.window.set_status(keyring=f"Keyring: {status.backend}" if status.usable else "Keyring: unavailable")
-        provider_id, model = self.window.composer.current_model()
+        provider_id, model = self.window.composer.current_model() or ("", "")
         if provider_id:
             self.window.set_status(model=f"{provider_id} · {model}")
 

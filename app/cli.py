@@ -44,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     from app import history_command, keys_command, providers_command
 
     parser = argparse.ArgumentParser(
-        prog="parley", description="Parley: chat with LLMs from your own machine. Subcommands below.")
+        prog="parley", description="Parley: chat with LLMs from your own machine. With no command, the window "
+                                    "opens; the commands below work in a terminal.")
     parser.add_argument("--data-dir", metavar="DIR", default=None, help=DATA_DIR_HELP)
     # --data-dir is accepted after the subcommand too; SUPPRESS keeps the value given before it.
     data_dir = argparse.ArgumentParser(add_help=False)
@@ -134,6 +135,21 @@ def _dispatch(args: argparse.Namespace) -> int | None:
     return None if command is None else command(args)
 
 
+def _open_window(args: argparse.Namespace) -> int:
+    """``parley`` with no subcommand opens the window; without a display it says how to get one."""
+    import os
+
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+                                                 or os.environ.get("QT_QPA_PLATFORM")):
+        print("parley: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the window cannot open. Run it "
+              "in a desktop session, under `xvfb-run -a parley`, or use the command line: `parley --help`.",
+              file=sys.stderr)
+        return EXIT_ERROR
+    from app.gui import main as gui_main
+
+    return gui_main(getattr(args, "data_dir", None))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -152,6 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     if code is not None:
         return code
+    if args.command is None:
+        return _open_window(args)
     parser.print_help()
     return EXIT_OK
 

@@ -23,7 +23,8 @@ from widgets.main_window import MainWindow
 from widgets.theme import apply_theme
 
 
-def build_window(data_dir: str | None = None, secrets: SecretStore | None = None) -> tuple[MainWindow, ChatSession]:
+def build_window(data_dir: str | None = None, secrets: SecretStore | None = None, *,
+                 discover: bool = True) -> tuple[MainWindow, ChatSession]:
     """The window and its session, for ``main`` and for tests that drive the real app offscreen."""
     paths = resolve_paths(data_dir)
     loaded = load_settings(paths.settings)
@@ -35,7 +36,7 @@ def build_window(data_dir: str | None = None, secrets: SecretStore | None = None
         problems.append(f"{problem} Conversations in this session will not be saved.")
     window = MainWindow()
     session = ChatSession(window, history, loaded.settings, paths.settings, secrets or SecretStore(),
-                          tool_registry, storage_problem=" ".join(problems) or None)
+                          tool_registry, storage_problem=" ".join(problems) or None, discover=discover)
     return window, session
 
 
@@ -49,7 +50,9 @@ def main(data_dir: str | None = None) -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     window, session = build_window(data_dir)
-    apply_theme(app, session.settings.ui.theme)
+    theme = apply_theme(app, session.settings.ui.theme)
+    theme.scheme_applied.connect(window.follow_theme)
+    window.follow_theme(theme.scheme or "light")
     window.show()
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)

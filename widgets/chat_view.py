@@ -25,6 +25,7 @@ from widgets.markdown_render import StreamingMarkdown, append_markdown
 
 FRAME_MS = 16
 DOCUMENT_MARGIN_PX = 18
+HEADER_SPACING_PX = 14  # space above each "You" / "Assistant" label
 PAGE_SIZE = 60  # messages rendered per page of history
 TOP_THRESHOLD_PX = 40  # scrolling this close to the top loads the previous page
 BOTTOM_SLACK_PX = 8  # within this of the bottom counts as "at the bottom" for auto-scroll
@@ -112,6 +113,10 @@ class ChatView(QTextBrowser):
         self._stick_to_bottom = True
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         QTimer.singleShot(WARM_UP_DELAY_MS, warm_up)
+
+    def set_dark(self, dark: bool) -> None:
+        """Code colours for a dark or light background."""
+        self._highlighter.set_dark(dark)
 
     # --- history ------------------------------------------------------------------------------------
     def set_messages(self, messages: list[ChatMessage]) -> None:
@@ -299,6 +304,10 @@ class ChatView(QTextBrowser):
 
     def _header(self, who: str) -> None:
         cursor = self._cursor_at_end()
+        if not self.document().isEmpty():
+            spaced = QTextBlockFormat()
+            spaced.setTopMargin(HEADER_SPACING_PX)
+            cursor.setBlockFormat(spaced)
         cursor.insertHtml(f'<span style="font-weight:600; color:#7a7f87">{html.escape(who)}</span>')
 
     def _markdown(self, text: str) -> None:

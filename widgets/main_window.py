@@ -163,6 +163,10 @@ class MainWindow(QMainWindow):
         if self.composer.is_running():
             self.composer.stop_requested.emit()
 
+    def follow_theme(self, scheme: str) -> None:
+        """Called with "light" or "dark" whenever the theme is applied."""
+        self.chat_view.set_dark(scheme == "dark")
+
     # --- status -------------------------------------------------------------------------------------
     def set_status(self, *, model: str | None = None, keyring: str | None = None) -> None:
         if model is not None:

@@ -8,6 +8,7 @@ import pytest
 
 from app.run_controller import RunController
 from orchestration.loop import RunRequest
+from orchestration.providers.config import Capabilities
 from orchestration.messages import UserMessage
 from orchestration.scripted import ScriptedModel, Step
 from tools import default_registry
@@ -67,6 +68,7 @@ def test_only_one_run_at_a_time(qasync_loop):
 
 class BrokenAdapter:
     provider_name = "broken"
+    capabilities = Capabilities()
 
     async def aclose(self) -> None:
         return None
