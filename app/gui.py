@@ -1,8 +1,10 @@
 """``parley`` with no arguments: the desktop window.
 
-Startup order: Qt application and theme, the asyncio loop on Qt (qasync), settings (a bad file is reported and
-defaults are used), the history database (an unusable one is reported and the session runs in memory), the
-keyring, then the window. Nothing here blocks on the network: local servers are looked for in the background.
+Startup order: Qt application and theme, the asyncio loop on Qt (qasync), the window's first paint, and only
+then the session: settings (a bad file is reported and defaults are used), the history database (an unusable
+one is reported and the session runs in memory), the keyring and the conversation list. Importing and opening
+those costs most of a cold start (bench/RESULTS.md), so the window shows first and fills in a moment later.
+Nothing here blocks on the network: local servers are looked for in the background.
 """
 
 from __future__ import annotations
@@ -10,22 +12,29 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from app.chat_session import ChatSession
-from app.paths import resolve_paths
-from app.secrets.store import SecretStore
-from app.settings import load_settings
-from app.storage import History, StorageError
-from app.tool_setup import tool_registry
 from widgets.main_window import MainWindow
 from widgets.theme import apply_theme
 
+if TYPE_CHECKING:
+    from app.chat_session import ChatSession
+    from app.secrets.store import SecretStore
 
-def build_window(data_dir: str | None = None, secrets: SecretStore | None = None, *,
-                 discover: bool = True) -> tuple[MainWindow, ChatSession]:
-    """The window and its session, for ``main`` and for tests that drive the real app offscreen."""
+
+def attach_session(window: MainWindow, data_dir: str | None = None, secrets: SecretStore | None = None, *,
+                   discover: bool = True) -> ChatSession:
+    """Open settings, history and keyring and connect them to ``window``."""
+    from app.chat_session import ChatSession
+    from app.paths import resolve_paths
+    from app.secrets.store import SecretStore
+    from app.settings import load_settings
+    from app.storage import History, StorageError
+    from app.tool_setup import tool_registry
+
     paths = resolve_paths(data_dir)
     loaded = load_settings(paths.settings)
     problems = [loaded.problem] if loaded.problem else []
@@ -34,10 +43,15 @@ def build_window(data_dir: str | None = None, secrets: SecretStore | None = None
         history = History.open(paths.database)
     except StorageError as problem:
         problems.append(f"{problem} Conversations in this session will not be saved.")
+    return ChatSession(window, history, loaded.settings, paths.settings, secrets or SecretStore(),
+                       tool_registry, storage_problem=" ".join(problems) or None, discover=discover)
+
+
+def build_window(data_dir: str | None = None, secrets: SecretStore | None = None, *,
+                 discover: bool = True) -> tuple[MainWindow, ChatSession]:
+    """The window and its session at once, for tests and scripts that drive the real app."""
     window = MainWindow()
-    session = ChatSession(window, history, loaded.settings, paths.settings, secrets or SecretStore(),
-                          tool_registry, storage_problem=" ".join(problems) or None, discover=discover)
-    return window, session
+    return window, attach_session(window, data_dir, secrets, discover=discover)
 
 
 def main(data_dir: str | None = None) -> int:
@@ -49,15 +63,28 @@ def main(data_dir: str | None = None) -> int:
     app.setOrganizationName("Parley")
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    window, session = build_window(data_dir)
-    theme = apply_theme(app, session.settings.ui.theme)
+    window = MainWindow()
+    window.composer.setEnabled(False)  # until the session is attached, right after the first paint
+    theme = apply_theme(app, "system")
     theme.scheme_applied.connect(window.follow_theme)
     window.follow_theme(theme.scheme or "light")
     window.show()
+    sessions: list[ChatSession] = []
+
+    def attach() -> None:
+        session = attach_session(window, data_dir)
+        sessions.append(session)
+        if session.settings.ui.theme != "system":
+            theme.set_mode(session.settings.ui.theme)
+        window.composer.setEnabled(True)
+        window.composer.focus_input()
+
+    QTimer.singleShot(0, attach)
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     with loop:
         loop.run_until_complete(closed.wait())
-    if session.history is not None:
-        session.history.close()
+    for session in sessions:
+        if session.history is not None:
+            session.history.close()
     return 0

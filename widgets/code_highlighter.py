@@ -9,12 +9,8 @@ being coloured line by line.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name
-from pygments.styles import get_style_by_name
-from pygments.token import _TokenType
-from pygments.util import ClassNotFound
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument, QTextFormat
 
 LIGHT_STYLE = "default"
@@ -24,8 +20,15 @@ WARM_LANGUAGES = ("python", "javascript", "typescript", "bash", "json", "rust", 
                   "html", "css", "yaml")
 
 
+if TYPE_CHECKING:
+    from pygments.lexer import Lexer
+
+
 @lru_cache(maxsize=64)
 def _lexer(language: str) -> Lexer | None:
+    from pygments.lexers import get_lexer_by_name  # imported on first use: Pygments is slow to import
+    from pygments.util import ClassNotFound
+
     try:
         return get_lexer_by_name(language, stripnl=False, ensurenl=False)
     except ClassNotFound:
@@ -45,18 +48,26 @@ def warm_up(languages: tuple[str, ...] = WARM_LANGUAGES) -> None:
 class CodeHighlighter(QSyntaxHighlighter):
     def __init__(self, document: QTextDocument, dark: bool = False) -> None:
         super().__init__(document)
-        self._formats: dict[_TokenType, QTextCharFormat] = {}
-        self._style = get_style_by_name(DARK_STYLE if dark else LIGHT_STYLE)
+        self._formats: dict[Any, QTextCharFormat] = {}
+        self._dark = dark
+        self._style: Any = None
 
     def set_dark(self, dark: bool) -> None:
-        self._style = get_style_by_name(DARK_STYLE if dark else LIGHT_STYLE)
+        if dark == self._dark:
+            return
+        self._dark = dark
+        self._style = None
         self._formats.clear()
         self.rehighlight()
 
-    def _format(self, token: _TokenType) -> QTextCharFormat:
+    def _format(self, token: Any) -> QTextCharFormat:
         cached = self._formats.get(token)
         if cached is not None:
             return cached
+        if self._style is None:
+            from pygments.styles import get_style_by_name
+
+            self._style = get_style_by_name(DARK_STYLE if self._dark else LIGHT_STYLE)
         style = self._style.style_for_token(token)
         fmt = QTextCharFormat()
         if style["color"]:

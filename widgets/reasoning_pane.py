@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QPalette, QTextCharFormat, QTextCursor, QTextFrame, QTextFrameFormat
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
-from orchestration.events import ContentDelta, Done, ReasoningDelta, RunEvent, RunStarted, ToolCalls
 from widgets.icons import icon
 from widgets.spinner import Spinner
+
+if TYPE_CHECKING:  # events are told apart by their `type`, so no runtime import is needed
+    from orchestration.events import ReasoningDelta, RunEvent
 
 FRAME_INTERVAL_MS = 16
 """At most one document update per this many milliseconds while reasoning streams."""
@@ -172,18 +175,18 @@ class ReasoningPane(QWidget):
                 self._show_status(IDLE_TEXT)
 
     def handle_event(self, event: RunEvent) -> None:
-        if isinstance(event, RunStarted):
+        if event.type == "run_started":
             self._start_run(event.run_id)
             return
         if self._run_id is not None and event.run_id != self._run_id:
             return  # a late event from an earlier run
-        if isinstance(event, ReasoningDelta):
+        if event.type == "reasoning":
             self._on_reasoning(event)
-        elif isinstance(event, ContentDelta):
+        elif event.type == "content":
             self._on_answer_text()
-        elif isinstance(event, ToolCalls):
+        elif event.type == "tool_calls":
             self._tools_since_reasoning.extend(call.name for call in event.calls)
-        elif isinstance(event, Done):
+        elif event.type == "done":
             self._finish_run()
 
     def toggle_collapsed(self) -> None:

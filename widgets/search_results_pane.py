@@ -9,13 +9,16 @@ away (``visibility_wanted(False)``) when the answer text starts after that.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
-from orchestration.events import ContentDelta, RunEvent, RunStarted, ToolResult
 from widgets.search_results import ResultEntry, SearchResults, is_openable
+
+if TYPE_CHECKING:  # events are told apart by their `type`, so no runtime import is needed
+    from orchestration.events import RunEvent
 
 UrlOpener = Callable[[QUrl], bool]
 
@@ -206,14 +209,14 @@ class SearchResultsPane(QWidget):
     # --- input ------------------------------------------------------------------------------------------------
 
     def handle_event(self, event: RunEvent) -> None:
-        if isinstance(event, RunStarted):
+        if event.type == "run_started":
             self._start_run(event.run_id)
             return
         if self._run_id is not None and event.run_id != self._run_id:
             return
-        if isinstance(event, ToolResult) and event.status == "ok":
+        if event.type == "tool_result" and event.status == "ok":
             self._show_changes(self._results.add_tool_data(event.data))
-        elif isinstance(event, ContentDelta) and self._shown_for_run and not self._hidden_for_answer:
+        elif event.type == "content" and self._shown_for_run and not self._hidden_for_answer:
             self._hidden_for_answer = True
             self.visibility_wanted.emit(False)
 

@@ -7,12 +7,16 @@ over it). ``error`` events are not shown here: errors belong in the conversation
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from orchestration.events import RunEvent, RunStarted, RunWarning
 from widgets.icons import icon
+
+if TYPE_CHECKING:  # events are told apart by their `type`, so no runtime import is needed
+    from orchestration.events import RunEvent
 
 AUTO_HIDE_SECONDS = 12.0
 """How long the banner stays after its latest warning, unless the pointer rests on it."""
@@ -77,10 +81,10 @@ class WarningBanner(QFrame):
         return self._hide_timer.interval()
 
     def handle_event(self, event: RunEvent) -> None:
-        if isinstance(event, RunStarted):
+        if event.type == "run_started":
             self._run_id = event.run_id
             self._codes_this_run.clear()
-        elif isinstance(event, RunWarning):
+        elif event.type == "warning":
             if self._run_id is not None and event.run_id != self._run_id:
                 return
             if event.code in self._codes_this_run:

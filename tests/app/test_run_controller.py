@@ -8,8 +8,8 @@ import pytest
 
 from app.run_controller import RunController
 from orchestration.loop import RunRequest
-from orchestration.providers.config import Capabilities
 from orchestration.messages import UserMessage
+from orchestration.providers.config import Capabilities
 from orchestration.scripted import ScriptedModel, Step
 from tools import default_registry
 
