@@ -25,7 +25,7 @@ from tools.builtin.calculator import (
     format_number,
 )
 
-QUICK = 0.05  # seconds: far more than any refusal needs, far less than computing what is refused
+QUICK = 5.0  # seconds: a hang guard, not a speed test; computing what is refused would take hours
 
 
 @contextmanager
@@ -462,7 +462,7 @@ def test_any_text_is_answered_or_refused_never_crashes(text: str) -> None:
         assert str(exc)
     else:
         assert isinstance(value, int | float) and not isinstance(value, bool)
-    assert time.perf_counter() - started < 0.5
+    assert time.perf_counter() - started < QUICK  # hang guard
 
 
 @settings(max_examples=300, deadline=None)
