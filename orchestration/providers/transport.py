@@ -25,6 +25,7 @@ from orchestration.errors import (
     error_from_response,
 )
 from orchestration.providers.config import ProviderConfig
+from orchestration.redaction import redact_text
 
 Sleep = Callable[[float], Awaitable[None]]
 MAX_ERROR_BODY = 64_000  # characters of an error body kept for messages and traces
@@ -50,6 +51,9 @@ class Transport:
             follow_redirects=False,
         )
         self._sleep = sleep
+
+    def _secrets(self) -> list[str]:
+        return [self.config.api_key.get_secret_value()] if self.config.api_key is not None else []
 
     @property
     def name(self) -> str:
@@ -110,6 +114,8 @@ class Transport:
                     body = ""
                 finally:
                     await response.aclose()
+                # Some providers quote the rejected key in their error text; it must not reach messages or logs.
+                body = redact_text(body, self._secrets())
                 error = error_from_response(self.name, response.status_code, body, dict(response.headers))
             if not error.retryable or attempt >= self.config.max_attempts:
                 raise error

@@ -241,3 +241,23 @@ def test_error_from_response(status: int, body: str, error_type: type | None, de
         assert f"The provider said: {detail}" in error.message
     else:
         assert "provider said" not in error.message
+
+
+async def test_a_provider_quoting_the_key_in_its_error_does_not_leak_it(loopback):
+    from orchestration.errors import AuthenticationError
+    from orchestration.providers.config import ProviderConfig
+    from orchestration.providers.transport import Transport
+    from tests.support.loopback import Response
+
+    key = "sk-test-key-not-real-0123456789abcdef"
+    loopback.always("POST", "/v1/x", Response.json(
+        {"error": {"message": f"Incorrect API key provided: {key}."}}, status=401))
+    transport = Transport(ProviderConfig(id="p", base_url=loopback.url + "/v1", api_key=key))
+    try:
+        async with transport.stream("POST", "x", {}):
+            raise AssertionError("a 401 must raise")
+    except AuthenticationError as error:
+        assert key not in error.message and key not in (error.body or "")
+        assert "Incorrect API key provided" in error.message
+    finally:
+        await transport.aclose()
