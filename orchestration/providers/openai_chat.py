@@ -9,7 +9,6 @@ Anything that goes wrong mid-answer is raised as a ``ProviderError`` carrying th
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import aclosing
@@ -33,9 +32,9 @@ from orchestration.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from orchestration.providers.config import Capabilities, ProviderConfig
+from orchestration.providers.base import HTTPChatAdapter
+from orchestration.providers.config import ProviderConfig
 from orchestration.providers.sse import SSEDecoder
-from orchestration.providers.transport import Sleep, Transport
 from orchestration.think_tags import InlineReasoning
 
 _FINISH: dict[str, ModelFinish] = {
@@ -287,24 +286,8 @@ class ChunkReader:
             provider=self.provider_name))
 
 
-class OpenAIChatAdapter:
-    """Chat Completions over one provider's transport."""
-
-    def __init__(self, config: ProviderConfig, client: httpx.AsyncClient | None = None,
-                 sleep: Sleep = asyncio.sleep) -> None:
-        self.config = config
-        self.transport = Transport(config, client, sleep=sleep)
-
-    @property
-    def provider_name(self) -> str:
-        return self.config.display_name
-
-    @property
-    def capabilities(self) -> Capabilities:
-        return self.config.capabilities
-
-    async def aclose(self) -> None:
-        await self.transport.aclose()
+class OpenAIChatAdapter(HTTPChatAdapter):
+    """Chat Completions over one provider's transport (transport, capabilities and closing from the base)."""
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         payload = build_payload(request, self.config)
