@@ -29,6 +29,7 @@ from app.storage.history import title_from_text
 from app.storage.replay import conversation_messages
 from app.storage.run_recorder import RunRecorder
 from app.storage.search import HistorySearch
+from app.window_approver import WindowApprover
 from orchestration.loop import RunRequest
 from orchestration.messages import Message, UserMessage
 from orchestration.providers import adapter_for
@@ -61,6 +62,7 @@ class ChatSession(QObject):
         self.registry_factory = registry_factory
         self.dialog_factory = dialog_factory
         self.controller = RunController(self)
+        self.approver = WindowApprover(window.approval, lambda: self.settings, self.always_allow)
         self.conversation_id: int | None = None
         self._recorder: RunRecorder | None = None
         self._pending_text: str | None = None
@@ -141,6 +143,14 @@ class ChatSession(QObject):
         self.refresh_providers()
         return new
 
+    def always_allow(self, tool_name: str) -> None:
+        """The approval panel's "Always allow": the tool's policy becomes ``allow`` and is saved."""
+        self.settings.tools.approval[tool_name] = "allow"
+        try:
+            save_settings(self.settings, self.settings_path)
+        except EnvironmentProblem as problem:
+            self.window.show_error_in_chat(f"{problem} {tool_name} is allowed for this session only.")
+
     def _provider(self) -> tuple[ProviderSettings, str]:
         provider_id, model = self.window.composer.current_model() or ("", "")
         entry = next((p for p in self.settings.providers if p.id == provider_id), None)
@@ -198,7 +208,7 @@ class ChatSession(QObject):
                              conversation_id=str(self.conversation_id) if self.conversation_id else None,
                              run_id=run_id)
         self.controller.start(adapter_for(config), registry, request, limits=self.settings.limits,
-                              sinks=[recorder] if recorder else [])
+                              approver=self.approver, sinks=[recorder] if recorder else [])
         self.window.set_status(model=f"{entry.id} · {model}")
         self.refresh_conversations()
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from widgets.approval_panel import ApprovalPanel
 from widgets.chat_view import ChatView
 from widgets.composer import Composer
 from widgets.conversation_list import ConversationList
@@ -92,6 +93,7 @@ class MainWindow(QMainWindow):
         self.welcome = Welcome()
         self.banner = WarningBanner()
         self.composer = Composer()
+        self.approval = ApprovalPanel()
         self.reasoning_pane = ReasoningPane()
         self.search_pane = SearchResultsPane()
 
@@ -104,6 +106,7 @@ class MainWindow(QMainWindow):
         centre_layout.setSpacing(0)
         centre_layout.addWidget(self.banner)
         centre_layout.addWidget(self.centre_stack, 1)
+        centre_layout.addWidget(self.approval)
         centre_layout.addWidget(self.composer)
 
         self.panes = QTabWidget()
