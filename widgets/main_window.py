@@ -149,6 +149,9 @@ class MainWindow(QMainWindow):
         QShortcut(QKeySequence("Ctrl+,"), self, activated=self.preferences_requested.emit)
         QShortcut(QKeySequence("Ctrl+Shift+C"), self, activated=self.copy_last_answer)
         self.centre_stack.setAccessibleName("Conversation")
+        self.conversations.setAccessibleName("Conversations")
+        self.reasoning_pane.setAccessibleName("Reasoning")
+        self.search_pane.setAccessibleName("Search results")
         self.splitter.setAccessibleName("Main panes")
         self.composer.focus_input()
 
