@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from orchestration.run_trace import ModelCallTrace, RunSummary, RunTrace, ToolCallTrace
 
 FRAME_MS = 16
+TIMELINE_COLUMN_WIDTHS = (130, 80, 260)  # step, status, time; details take the rest
 ROLE_PAYLOAD = Qt.ItemDataRole.UserRole
 
 
@@ -62,11 +63,14 @@ class Inspector(QDockWidget):
 
         self.runs = QListWidget()
         self.runs.setAccessibleName("Runs of this conversation, newest first")
+        self.runs.setWordWrap(True)
         self.runs.currentItemChanged.connect(self._run_chosen)
         self.timeline = QTreeWidget()
         self.timeline.setAccessibleName("Run timeline")
         self.timeline.setHeaderLabels(["Step", "Status", "Time", "Details"])
         self.timeline.currentItemChanged.connect(self._item_chosen)
+        for column, width in enumerate(TIMELINE_COLUMN_WIDTHS):
+            self.timeline.setColumnWidth(column, width)
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
         self.detail.setAccessibleName("Request, response or tool call as JSON")

@@ -33,6 +33,7 @@ from widgets.warning_banner import WarningBanner
 
 SIDE_WIDTH = 260
 PANES_WIDTH = 340
+INSPECTOR_WIDTH = 560  # the drawer's width when it opens
 
 
 class Welcome(QWidget):
@@ -188,6 +189,7 @@ class MainWindow(QMainWindow):
             self.inspector.hide()
             return
         self.inspector.show()
+        self.resizeDocks([self.inspector], [INSPECTOR_WIDTH], Qt.Orientation.Horizontal)
         self.inspector.raise_()
         self.inspector.runs.setFocus()
         self.inspector_shown.emit()
