@@ -16,11 +16,13 @@ from dataclasses import replace
 
 from app.chat_recording import ChatConversation, prepare_conversation
 from app.chat_target import ChatTarget, resolve_target
+from app.cli_approval import cli_approver, is_interactive
 from app.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
-from app.cli_context import open_history, secret_store, settings_from_args
+from app.cli_context import open_history, paths_from_args, secret_store, settings_from_args
 from app.cli_output import JsonLinesPrinter, TerminalPrinter
+from app.errors import EnvironmentProblem
 from app.provider_args import api_key_from_env, provider_from_args
-from app.settings import Settings
+from app.settings import Settings, save_settings
 from app.storage import History
 from app.storage.run_recorder import CHECKPOINT_INTERVAL_S, RunRecorder
 from app.tool_setup import tool_registry
@@ -29,7 +31,7 @@ from orchestration.events import RunEvent
 from orchestration.loop import RunLoop, RunRequest, RunResult
 from orchestration.providers import UnsupportedKindError, adapter_for
 from orchestration.redaction import redact_text
-from orchestration.tool_turn import ApprovalRequest, Approver, Decision, Emit
+from orchestration.tool_turn import Approver, Emit
 from tools.registry import ToolRegistry, UnknownToolError
 
 
@@ -70,16 +72,18 @@ def selected_tools(args: argparse.Namespace, registry: ToolRegistry, settings: S
     return selected
 
 
-def approver_from_settings(settings: Settings) -> Approver | None:
-    """Tools whose policy is ``allow`` run without asking; the terminal cannot ask, so the rest are denied."""
-    policies = settings.tools.approval
-    if "allow" not in policies.values():
-        return None
+def approver_for(args: argparse.Namespace, settings: Settings) -> Approver:
+    """Settings policies, then ``--approve``, then a question on a terminal (app/cli_approval.py)."""
 
-    async def approve(requests: list[ApprovalRequest]) -> dict[str, Decision]:
-        return {r.call_id: ("allow" if policies.get(r.name) == "allow" else "deny") for r in requests}
+    def remember(names: list[str]) -> None:
+        for name in names:
+            settings.tools.approval[name] = "allow"
+        try:
+            save_settings(settings, paths_from_args(args).settings)
+        except EnvironmentProblem as problem:
+            print(f"parley: {problem} The choice applies to this chat only.", file=sys.stderr)
 
-    return approve
+    return cli_approver(settings, args.approve, interactive=is_interactive(), remember=remember)
 
 
 def build_request(args: argparse.Namespace, registry: ToolRegistry, selected: list[str], target: ChatTarget,
@@ -186,7 +190,7 @@ def _chat(args: argparse.Namespace, registry: ToolRegistry, settings: Settings, 
     if args.max_iterations is not None:
         limits = limits.model_copy(update={"max_iterations": args.max_iterations})
     loop = RunLoop(adapter, registry, _fan_out(_redacting(printer, secrets), recorder), limits=limits,
-                   approver=approver_from_settings(settings))
+                   approver=approver_for(args, settings))
     try:
         result = asyncio.run(_run(loop, request, recorder))
     except KeyboardInterrupt:

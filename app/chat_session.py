@@ -12,9 +12,11 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QFileDialog
 
 from app.errors import EnvironmentProblem
 from app.history_view import chat_messages
@@ -29,10 +31,12 @@ from app.storage.history import title_from_text
 from app.storage.replay import conversation_messages
 from app.storage.run_recorder import RunRecorder
 from app.storage.search import HistorySearch
+from app.window_approver import WindowApprover
 from orchestration.loop import RunRequest
 from orchestration.messages import Message, UserMessage
 from orchestration.providers import adapter_for
 from orchestration.providers.discovery import discover_local_servers
+from orchestration.run_trace import RunSummary, RunTrace
 from tools.registry import ToolRegistry
 from widgets.add_provider_dialog import AddProviderDialog, NewProvider
 from widgets.composer import effort_for_request
@@ -42,6 +46,14 @@ from widgets.main_window import MainWindow
 log = logging.getLogger(__name__)
 
 SEARCH_LIMIT = 50  # hits shown for a conversation search
+
+ExportPathChooser = Callable[[str], str | None]
+
+
+def choose_export_path(suggested: str) -> str | None:
+    path, _ = QFileDialog.getSaveFileName(None, "Export the run as JSON", suggested, "JSON (*.json)")
+    return path or None
+
 
 RegistryFactory = Callable[[Settings, Callable[[str], str | None]], ToolRegistry]
 DialogFactory = Callable[..., AddProviderDialog]
@@ -61,6 +73,7 @@ class ChatSession(QObject):
         self.registry_factory = registry_factory
         self.dialog_factory = dialog_factory
         self.controller = RunController(self)
+        self.approver = WindowApprover(window.approval, lambda: self.settings, self.always_allow)
         self.conversation_id: int | None = None
         self._recorder: RunRecorder | None = None
         self._pending_text: str | None = None
@@ -81,6 +94,10 @@ class ChatSession(QObject):
         self.controller.event_emitted.connect(w.handle_event)
         self.controller.run_finished.connect(self._run_finished)
         self.controller.crashed.connect(self._run_crashed)
+        self.choose_export_path: ExportPathChooser = choose_export_path
+        w.inspector.run_selected.connect(self.show_run)
+        w.inspector.export_requested.connect(self.export_run)
+        w.inspector_shown.connect(self.refresh_runs)
         if storage_problem:
             w.show_error_in_chat(storage_problem)
         self.refresh_providers()
@@ -141,6 +158,14 @@ class ChatSession(QObject):
         self.refresh_providers()
         return new
 
+    def always_allow(self, tool_name: str) -> None:
+        """The approval panel's "Always allow": the tool's policy becomes ``allow`` and is saved."""
+        self.settings.tools.approval[tool_name] = "allow"
+        try:
+            save_settings(self.settings, self.settings_path)
+        except EnvironmentProblem as problem:
+            self.window.show_error_in_chat(f"{problem} {tool_name} is allowed for this session only.")
+
     def _provider(self) -> tuple[ProviderSettings, str]:
         provider_id, model = self.window.composer.current_model() or ("", "")
         entry = next((p for p in self.settings.providers if p.id == provider_id), None)
@@ -173,6 +198,7 @@ class ChatSession(QObject):
             raise EnvironmentProblem(f"No API key is stored for {entry.id}. Add it with "
                                      f"`parley keys set {entry.id}` (Preferences come in a later version).")
         config = provider_config(entry, key)
+        self.window.inspector.set_secrets([key] if key else [])
         registry = self.registry_factory(self.settings, self._secret_lookup)
         run_id = uuid.uuid4().hex
         recorder = None
@@ -198,7 +224,7 @@ class ChatSession(QObject):
                              conversation_id=str(self.conversation_id) if self.conversation_id else None,
                              run_id=run_id)
         self.controller.start(adapter_for(config), registry, request, limits=self.settings.limits,
-                              sinks=[recorder] if recorder else [])
+                              approver=self.approver, sinks=[recorder] if recorder else [])
         self.window.set_status(model=f"{entry.id} · {model}")
         self.refresh_conversations()
 
@@ -217,6 +243,7 @@ class ChatSession(QObject):
             self.window.composer.restore_text(self._pending_text)
         self._pending_text = None
         self.refresh_conversations()
+        self.refresh_runs()
         self.window.composer.focus_input()
 
     def _run_crashed(self, trace: str) -> None:
@@ -242,6 +269,8 @@ class ChatSession(QObject):
         if self.controller.running:
             return
         self.conversation_id = None
+        self.window.forget_live_answer()
+        self.refresh_runs()
         self.window.chat_view.set_messages([])
         self.window.show_welcome(not self.settings.providers)
         self.window.composer.focus_input()
@@ -263,7 +292,9 @@ class ChatSession(QObject):
             return tool.visibility if tool is not None else "primary"
 
         self.window.show_welcome(False)
+        self.window.forget_live_answer()
         self.window.chat_view.set_messages(chat_messages(records, visibility_of))
+        self.refresh_runs()
         self.window.composer.focus_input()
 
     def search(self, text: str) -> None:
@@ -303,6 +334,46 @@ class ChatSession(QObject):
         except (StorageError, LookupError) as problem:
             self.window.show_error_in_chat(str(problem))
         self.refresh_conversations()
+
+    # --- inspector ----------------------------------------------------------------------------------
+    def refresh_runs(self) -> None:
+        """The inspector's run list for the open conversation, newest first (only while it is shown)."""
+        if not self.window.inspector.isVisible():
+            return
+        if self.history is None or self.conversation_id is None:
+            self.window.inspector.set_runs([])
+            return
+        try:
+            records = self.history.runs(self.conversation_id)
+        except StorageError as problem:
+            self.window.show_error_in_chat(str(problem))
+            return
+        self.window.inspector.set_runs([
+            RunSummary(run_id=r.id, started_ms=r.started_at, ended_ms=r.ended_at, iterations=r.iterations,
+                       finish_reason=r.finish_reason, input_tokens=r.input_tokens, output_tokens=r.output_tokens,
+                       error=(r.error or {}).get("message")) for r in reversed(records)])
+
+    def show_run(self, run_id: str) -> None:
+        """A stored run's trace, rebuilt from its saved events (already redacted when they were written)."""
+        if self.history is None:
+            return
+        try:
+            events = self.history.run_events(run_id)
+        except StorageError as problem:
+            self.window.show_error_in_chat(str(problem))
+            return
+        self.window.inspector.show_trace(RunTrace.from_events(events))
+
+    def export_run(self, run_id: str, document: str) -> None:
+        path = self.choose_export_path(f"parley-run-{run_id[:12]}.json")
+        if path is None:
+            return
+        try:
+            Path(path).write_text(document + "\n", encoding="utf-8")
+        except OSError as error:
+            self.window.show_error_in_chat(f"The run could not be exported to {path}: {error.strerror or error}.")
+            return
+        self.window.statusBar().showMessage(f"Exported the run to {path}.", 5000)
 
     # --- status -------------------------------------------------------------------------------------
     def _update_status(self) -> None:

@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--system", help="a system prompt")
     chat.add_argument("--tools", default="all", metavar="NAMES|all|none",
                       help="comma-separated tool names, all (default) or none")
+    chat.add_argument("--approve", choices=["all", "none"], default=None,
+                      help="tools that need approval (file tools, policy ask): run all or none of them without "
+                           "asking; default: ask on a terminal, otherwise none")
     chat.add_argument("--tool-choice", default="auto", metavar="auto|none|required|NAME",
                       help="whether and which tool the model must call (default: auto)")
     defaults = LoopLimits()

@@ -97,6 +97,33 @@ class Usage(_Event):
     cached_tokens: int = 0
 
 
+class ModelCallStarted(_Event):
+    """A request is about to be sent: what it asks for, in summary (the messages themselves are not repeated)."""
+
+    type: Literal["model_call_started"] = "model_call_started"
+    model: str
+    message_count: int
+    tools: list[str] = Field(default_factory=list, description="names of the tools offered in this request")
+    tool_choice: str = "auto"
+    stream: bool = True
+    reasoning_effort: str | None = None
+    max_output_tokens: int | None = None
+
+
+class ModelCallFinished(_Event):
+    """A model call completed (not emitted when it failed or was cancelled: ``error``/``done`` say so)."""
+
+    type: Literal["model_call_finished"] = "model_call_finished"
+    finish_reason: str
+    native_finish_reason: str | None = None
+    first_token_ms: int | None = Field(None, description="from sending to the first text, reasoning or tool call")
+    duration_ms: int
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
+
+
 class RunError(_Event):
     type: Literal["error"] = "error"
     message: str
@@ -119,6 +146,8 @@ RunEvent = Annotated[
     | ToolResult
     | RunWarning
     | Usage
+    | ModelCallStarted
+    | ModelCallFinished
     | RunError
     | Done,
     Field(discriminator="type"),
@@ -128,7 +157,7 @@ _EVENT_ADAPTER: TypeAdapter[RunEvent] = TypeAdapter(RunEvent)
 EVENT_TYPES: frozenset[str] = frozenset(
     m.model_fields["type"].default
     for m in (RunStarted, ReasoningDelta, ContentDelta, ToolCalls, ToolExecuting, ToolResult, RunWarning, Usage,
-              RunError, Done)
+              ModelCallStarted, ModelCallFinished, RunError, Done)
 )
 
 
@@ -171,6 +200,8 @@ __all__ = [
     "Done",
     "EventFactory",
     "FinishReason",
+    "ModelCallFinished",
+    "ModelCallStarted",
     "ReasoningDelta",
     "RunError",
     "RunEvent",

@@ -9,6 +9,7 @@ answer instead of raising, so the caller can keep it.
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,8 @@ from orchestration.events import (
     Done,
     EventFactory,
     FinishReason,
+    ModelCallFinished,
+    ModelCallStarted,
     ReasoningDelta,
     RunError,
     RunEvent,
@@ -201,8 +204,17 @@ class RunLoop:
         )
         state.partial = _Partial()
         emitted_any = False
+        self._emit(self._events.make(
+            ModelCallStarted, model=model_request.model, message_count=len(model_request.messages),
+            tools=[t.name for t in tools], tool_choice=_choice_name(model_request.tool_choice),
+            stream=model_request.stream, reasoning_effort=model_request.reasoning_effort,
+            max_output_tokens=model_request.max_output_tokens))
+        sent = time.monotonic()
+        first_output: float | None = None
         try:
             async for event in self.adapter.stream(model_request):
+                if first_output is None and isinstance(event, TextChunk | ReasoningChunk | ToolCallReady):
+                    first_output = time.monotonic()
                 if isinstance(event, TextChunk):
                     emitted_any = True
                     state.partial.text.append(event.text)
@@ -227,6 +239,7 @@ class RunLoop:
                                                      output_tokens=u.output_tokens,
                                                      reasoning_tokens=u.reasoning_tokens,
                                                      cached_tokens=u.cached_tokens))
+                    self._emit_call_finished(event, sent, first_output)
                     return event
         except ProviderError as error:
             if tools and not emitted_any and not state.tools_rejected and mentions_tools(error):
@@ -239,6 +252,17 @@ class RunLoop:
                                      provider=self.adapter.provider_name)
 
 
+    def _emit_call_finished(self, response: ResponseComplete, sent: float, first_output: float | None) -> None:
+        usage = response.usage
+        counts = {} if usage is None else {
+            "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+            "reasoning_tokens": usage.reasoning_tokens, "cached_tokens": usage.cached_tokens}
+        self._emit(self._events.make(
+            ModelCallFinished, finish_reason=response.finish_reason,
+            native_finish_reason=response.native_finish_reason,
+            first_token_ms=None if first_output is None else int((first_output - sent) * 1000),
+            duration_ms=int((time.monotonic() - sent) * 1000), **counts))
+
     def _within_tool_limit(self, tools: list[ToolSpec], history: list[Message], limit: int | None,
                            state: _RunState) -> list[ToolSpec]:
         if limit is None or len(tools) <= limit:
@@ -250,6 +274,10 @@ class RunLoop:
             self._warn("TOOLS_LIMITED", f"{self.adapter.provider_name} accepts at most {limit} tools per request; "
                        f"sent the {limit} most relevant and left out {len(left_out)}: {', '.join(left_out)}.")
         return chosen
+
+
+def _choice_name(choice: ToolChoice) -> str:
+    return choice if isinstance(choice, str) else f"tool:{choice.name}"
 
 
 class _RunState:

@@ -103,6 +103,11 @@ def main() -> int:
                 window.reasoning_pane.toggle_collapsed()
             loop.run_until_complete(asyncio.sleep(0.2))
             window.grab().save(str(out / f"window-{theme}-reasoning.png"))
+            window.toggle_inspector()
+            window.inspector.flush()
+            window.inspector.timeline.setCurrentItem(window.inspector.timeline.topLevelItem(0).child(0))
+            loop.run_until_complete(asyncio.sleep(0.2))
+            window.grab().save(str(out / f"inspector-{theme}.png"))
             session.history.close()
             window.close()
             del controller

@@ -48,6 +48,11 @@ def qasync_loop(qapp):
     loop.run_until_complete(loop.shutdown_asyncgens())
     loop.close()
     asyncio.set_event_loop(None)
+    # Qt objects left in reference cycles (signal connections to closures) must be destroyed here, on the GUI
+    # thread: a collection started later by some worker thread would destroy their timers from that thread.
+    import gc
+
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)

@@ -126,6 +126,10 @@ class ChatView(QTextBrowser):
         self._rebuild()
         self.scroll_to_bottom()
 
+    def last_history_answer(self) -> str:
+        """The text of the newest assistant message of the shown history ("" when there is none)."""
+        return next((m.text for m in reversed(self._history) if m.role == "assistant"), "")
+
     def load_older(self) -> bool:
         """Render the previous page of history above; False when everything is shown or a run streams."""
         if self._shown_from == 0 or self._streaming:

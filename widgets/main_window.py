@@ -10,7 +10,7 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
@@ -22,15 +22,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from widgets.approval_panel import ApprovalPanel
 from widgets.chat_view import ChatView
 from widgets.composer import Composer
 from widgets.conversation_list import ConversationList
+from widgets.inspector import Inspector
 from widgets.reasoning_pane import ReasoningPane
 from widgets.search_results_pane import SearchResultsPane
 from widgets.warning_banner import WarningBanner
 
 SIDE_WIDTH = 260
 PANES_WIDTH = 340
+INSPECTOR_WIDTH = 560  # the drawer's width when it opens
 
 
 class Welcome(QWidget):
@@ -83,6 +86,9 @@ class Welcome(QWidget):
 
 
 class MainWindow(QMainWindow):
+    preferences_requested = Signal()
+    inspector_shown = Signal()
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Parley")
@@ -92,6 +98,7 @@ class MainWindow(QMainWindow):
         self.welcome = Welcome()
         self.banner = WarningBanner()
         self.composer = Composer()
+        self.approval = ApprovalPanel()
         self.reasoning_pane = ReasoningPane()
         self.search_pane = SearchResultsPane()
 
@@ -104,6 +111,7 @@ class MainWindow(QMainWindow):
         centre_layout.setSpacing(0)
         centre_layout.addWidget(self.banner)
         centre_layout.addWidget(self.centre_stack, 1)
+        centre_layout.addWidget(self.approval)
         centre_layout.addWidget(self.composer)
 
         self.panes = QTabWidget()
@@ -128,11 +136,24 @@ class MainWindow(QMainWindow):
             label.setAccessibleName(name)
             self.statusBar().addPermanentWidget(label)
 
+        self.inspector = Inspector(self)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.inspector)
+        self.inspector.hide()
+        self._live_answer: list[str] | None = None
+
         self.reasoning_pane.visibility_wanted.connect(self._show_reasoning)
         self.search_pane.visibility_wanted.connect(self._show_search)
         QShortcut(QKeySequence("Ctrl+N"), self, activated=self.conversations.new_chat_requested.emit)
         QShortcut(QKeySequence("Ctrl+K"), self, activated=self.conversations.focus_search)
         QShortcut(QKeySequence("Escape"), self, activated=self._escape)
+        QShortcut(QKeySequence("Ctrl+I"), self, activated=self.toggle_inspector)
+        QShortcut(QKeySequence("Ctrl+,"), self, activated=self.preferences_requested.emit)
+        QShortcut(QKeySequence("Ctrl+Shift+C"), self, activated=self.copy_last_answer)
+        self.centre_stack.setAccessibleName("Conversation")
+        self.conversations.setAccessibleName("Conversations")
+        self.reasoning_pane.setAccessibleName("Reasoning")
+        self.search_pane.setAccessibleName("Search results")
+        self.splitter.setAccessibleName("Main panes")
         self.composer.focus_input()
 
     # --- run events ---------------------------------------------------------------------------------
@@ -141,9 +162,13 @@ class MainWindow(QMainWindow):
         self.reasoning_pane.handle_event(event)
         self.search_pane.handle_event(event)
         self.banner.handle_event(event)
+        self.inspector.handle_event(event)
+        if event.type == "content" and self._live_answer is not None:
+            self._live_answer.append(event.content)
         if event.type == "usage":
             self.usage_label.setText(f"{event.input_tokens:,} in · {event.output_tokens:,} out")
         elif event.type == "run_started":
+            self._live_answer = []
             self.composer.set_running(True)
         elif event.type == "done":
             self.composer.set_running(False)
@@ -158,6 +183,32 @@ class MainWindow(QMainWindow):
             self.panes.setCurrentWidget(self.search_pane)
         elif self.reasoning_pane.phase_count():
             self.panes.setCurrentWidget(self.reasoning_pane)
+
+    def toggle_inspector(self) -> None:
+        if self.inspector.isVisible():
+            self.inspector.hide()
+            return
+        self.inspector.show()
+        self.resizeDocks([self.inspector], [INSPECTOR_WIDTH], Qt.Orientation.Horizontal)
+        self.inspector.raise_()
+        self.inspector.runs.setFocus()
+        self.inspector_shown.emit()
+
+    def last_answer(self) -> str:
+        """The answer of the latest run in this window, else the newest answer of the open conversation."""
+        if self._live_answer:
+            return "".join(self._live_answer)
+        return self.chat_view.last_history_answer()
+
+    def copy_last_answer(self) -> None:
+        answer = self.last_answer()
+        if answer:
+            QGuiApplication.clipboard().setText(answer)
+            self.statusBar().showMessage("Copied the last answer.", 3000)
+
+    def forget_live_answer(self) -> None:
+        """A conversation was opened or a new chat started: the history's answers apply again."""
+        self._live_answer = None
 
     def _escape(self) -> None:
         if self.composer.is_running():

@@ -192,3 +192,28 @@ def test_web_tools_selected_by_name_and_local_fetch_refused():
     assert (result.name, result.status, result.category) == ("web_fetch", "error", "search")
     assert "127.0.0.1 is a loopback address" in result.result
     assert result.data["kind"] == "fetch"
+
+
+def notes_model(request: Request) -> Response | None:
+    """Plays a model that reads notes.txt from the workspace, then repeats what the tool said."""
+    if request.path != "/v1/chat/completions":
+        return None
+    tool_messages = [m for m in request.json["messages"] if m["role"] == "tool"]
+    if not tool_messages:
+        return stream_response("", calls=[("call_read1", "read_file", {"path": "notes.txt"})])
+    return stream_response(f"Tool said: {tool_messages[0]['content']}")
+
+
+@pytest.mark.parametrize(("flag", "expected"), [("all", "otter"), ("none", "denied by the user")])
+def test_approve_flag_for_file_tools(tmp_path, flag, expected):
+    from app.paths import resolve_paths
+    from app.settings import Settings, save_settings
+
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("the word is otter\n")
+    save_settings(Settings(workspace_folders=[str(folder)]), resolve_paths().settings)
+    with LoopbackServer(handler=notes_model) as server:
+        proc = parley(*chat_args(server, "--tools", "read_file", "--approve", flag, "--no-save"), "read my notes")
+    assert proc.returncode == 0, proc.stderr
+    assert expected in proc.stdout

@@ -81,6 +81,12 @@ def test_type_send_and_read_back(qtbot, qasync_loop, configured, server):
     assert composer_input.toPlainText() == "" and not window.composer.is_running()
     assert window.conversations.ids_in_order() == [session.conversation_id]
 
+    qtbot.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)  # the inspector drawer
+    assert window.inspector.isVisible() and window.inspector.runs.count() == 1
+    window.inspector.flush()
+    live_rows = window.inspector.timeline_rows()
+    assert [r[1:3] for r in live_rows if r[0] == "1" and r[1] == "web_search"] == [("web_search", "ok")]
+
     history = History.open(resolve_paths().database)
     records = history.branch(session.conversation_id)
     assert records[0].role == "user" and records[0].content == "What do sea otters do?"
@@ -95,6 +101,10 @@ def test_type_send_and_read_back(qtbot, qasync_loop, configured, server):
     again_session.open_conversation(session.conversation_id)
     reopened = again.chat_view.toPlainText()
     assert "What do sea otters do?" in reopened and "crack shells" in reopened and "web_search" in reopened
+    again.show()
+    again.toggle_inspector()
+    again.inspector.runs.setCurrentRow(0)
+    assert again.inspector.timeline_rows() == live_rows  # the same timeline, read back from the database
     again_session.history.close()
 
 

@@ -154,10 +154,23 @@ def assert_valid_stream(recorder: Recorder) -> None:
         assert event.v == "1.1"
 
 
+def test_each_model_call_is_bracketed_by_started_and_finished(scripted, registry):
+    _, rec, _ = run(scripted, registry, [Step(calls=[("add", {"a": 1, "b": 2})]), Step(text="3")], tools=["add"])
+    started, finished = rec.of("model_call_started"), rec.of("model_call_finished")
+    assert [e.iteration for e in started] == [1, 2] and [e.iteration for e in finished] == [1, 2]
+    assert started[0].tools == ["add"] and started[0].tool_choice == "auto" and started[0].message_count == 1
+    assert started[1].message_count == 3  # user, assistant with the call, tool result
+    assert finished[0].finish_reason == "tool_calls" and finished[1].finish_reason == "stop"
+    assert finished[1].first_token_ms is not None and finished[1].duration_ms >= finished[1].first_token_ms
+    types = rec.types
+    assert types.index("model_call_finished") < types.index("tool_executing")
+
+
 def test_plain_answer_streams_content_and_stops(scripted, registry):
     result, rec, model = run(scripted, registry, [Step(text=["Hel", "lo"], reasoning="think")])
     assert_valid_stream(rec)
-    assert rec.types == ["run_started", "reasoning", "content", "content", "done"]
+    assert rec.types == ["run_started", "model_call_started", "reasoning", "content", "content",
+                         "model_call_finished", "done"]
     assert "".join(e.content for e in rec.of("content")) == "Hello"
     assert rec.of("done")[0].finish_reason == "stop"
     assert result.answer == "Hello"

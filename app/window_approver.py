@@ -1,0 +1,60 @@
+"""The window's answer to the loop's approval question: settings first, then the inline approval panel.
+
+A tool whose policy in settings.tools.approval is ``allow`` (including one the user chose "Always allow" for
+earlier in the same run) runs without asking, ``deny`` is refused; the rest are shown in the chat area's
+ApprovalPanel and the run waits for the user. "Always allow" is reported through ``remember_always`` so the app
+can save it. Stopping the run cancels the wait, and the panel is cleared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from app.settings import Settings
+from orchestration.tool_turn import ApprovalRequest, Decision
+from widgets.approval_panel import ALWAYS, DENY, ApprovalPanel, PendingCall
+
+
+class WindowApprover:
+    def __init__(self, panel: ApprovalPanel, settings: Callable[[], Settings],
+                 remember_always: Callable[[str], None]) -> None:
+        self.panel = panel
+        self.settings = settings
+        self.remember_always = remember_always
+        self._waiting: asyncio.Future[dict[str, str]] | None = None
+        panel.decided.connect(self._decided)
+
+    @property
+    def waiting(self) -> bool:
+        return self._waiting is not None and not self._waiting.done()
+
+    async def __call__(self, requests: list[ApprovalRequest]) -> dict[str, Decision]:
+        policies = self.settings().tools.approval
+        decisions: dict[str, Decision] = {}
+        asking: list[ApprovalRequest] = []
+        for request in requests:
+            policy = policies.get(request.name)
+            if policy in ("allow", "deny"):
+                decisions[request.call_id] = policy
+            else:
+                asking.append(request)
+        if not asking:
+            return decisions
+        self._waiting = asyncio.get_running_loop().create_future()
+        self.panel.ask([PendingCall(r.call_id, r.name, r.arguments) for r in asking])
+        try:
+            chosen = await self._waiting
+        finally:
+            self._waiting = None
+            self.panel.clear()
+        names = {r.call_id: r.name for r in asking}
+        for call_id, choice in chosen.items():
+            if choice == ALWAYS:
+                self.remember_always(names[call_id])
+            decisions[call_id] = "deny" if choice == DENY else "allow"
+        return decisions
+
+    def _decided(self, choices: dict[str, str]) -> None:
+        if self._waiting is not None and not self._waiting.done():
+            self._waiting.set_result(choices)

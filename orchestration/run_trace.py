@@ -1,0 +1,262 @@
+"""The run trace: what one run did, built from the same run events the chat view gets (docs/events.md).
+
+``RunTrace.apply(event)`` folds events, one at a time, into model calls (request summary, time to first token,
+duration, tokens, finish reason, the assembled answer) with the tool calls each one asked for nested under it
+(arguments, status transitions queued > executing > ok|error|timeout|denied with timestamps, duration, result,
+truncation) and warnings where they happened. The same code serves a run streaming now and a run read back from
+the database, so the inspector is only a view over this. Events may be pydantic events or their stored JSON
+objects; unknown types are skipped. Everything shown or exported goes through ``redact_text`` with the run's
+secrets.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from orchestration.redaction import redact_body, redact_text
+
+TRACE_FORMAT = "parley-run-trace/1"
+
+
+@dataclass
+class StatusChange:
+    status: str  # queued, executing, ok, error, timeout, denied
+    ts: int
+
+
+@dataclass
+class ToolCallTrace:
+    id: str
+    name: str
+    arguments: str
+    changes: list[StatusChange] = field(default_factory=list)
+    result: str | None = None
+    duration_ms: int | None = None
+    truncated: bool = False
+    category: str | None = None
+
+    @property
+    def status(self) -> str:
+        return self.changes[-1].status if self.changes else "queued"
+
+
+@dataclass
+class WarningTrace:
+    code: str
+    message: str
+    ts: int
+
+
+@dataclass
+class ModelCallTrace:
+    iteration: int
+    started_ts: int
+    request: dict[str, Any] = field(default_factory=dict)
+    finished: dict[str, Any] | None = None
+    text: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    tools: list[ToolCallTrace] = field(default_factory=list)
+    warnings: list[WarningTrace] = field(default_factory=list)
+    outcome: str = "streaming"  # streaming, finished, error, cancelled
+
+    @property
+    def duration_ms(self) -> int | None:
+        return None if self.finished is None else self.finished.get("duration_ms")
+
+    @property
+    def first_token_ms(self) -> int | None:
+        return None if self.finished is None else self.finished.get("first_token_ms")
+
+    def response(self) -> dict[str, Any]:
+        """The answer as the loop assembled it (not the deltas it streamed in)."""
+        finished = self.finished or {}
+        usage = {k: finished.get(k, 0) for k in ("input_tokens", "output_tokens", "reasoning_tokens",
+                                                  "cached_tokens")}
+        return {
+            "outcome": self.outcome,
+            "finish_reason": finished.get("finish_reason"),
+            "native_finish_reason": finished.get("native_finish_reason"),
+            "first_token_ms": self.first_token_ms,
+            "duration_ms": self.duration_ms,
+            "usage": usage,
+            "reasoning": "".join(self.reasoning) or None,
+            "text": "".join(self.text),
+            "tool_calls": [{"id": t.id, "name": t.name, "arguments": _json_or_text(t.arguments)}
+                           for t in self.tools],
+        }
+
+
+@dataclass
+class RunSummary:
+    """One line of the run list: from the trace while live, from the stored run row afterwards."""
+
+    run_id: str
+    started_ms: int
+    ended_ms: int | None
+    iterations: int
+    finish_reason: str | None
+    input_tokens: int
+    output_tokens: int
+    error: str | None = None
+
+    def label(self) -> str:
+        start = datetime.fromtimestamp(self.started_ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
+        duration = "running" if self.ended_ms is None else f"{(self.ended_ms - self.started_ms) / 1000:.1f} s"
+        calls = f"{self.iterations} call{'s' if self.iterations != 1 else ''}"
+        tokens = f"{self.input_tokens:,} in · {self.output_tokens:,} out"
+        parts = [start, duration, calls, self.finish_reason or "…", tokens]
+        if self.error:
+            parts.append(f"error: {self.error}")
+        return " · ".join(parts)
+
+
+def _json_or_text(raw: str) -> Any:
+    try:
+        return json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        return raw
+
+
+def _as_dict(event: Any) -> dict[str, Any]:
+    return event if isinstance(event, dict) else event.model_dump(mode="json")
+
+
+class RunTrace:
+    def __init__(self, secrets: list[str] | None = None) -> None:
+        self.secrets = list(secrets or [])
+        self.run_id: str | None = None
+        self.provider: str | None = None
+        self.model: str | None = None
+        self.started_ts: int | None = None
+        self.ended_ts: int | None = None
+        self.finish_reason: str | None = None
+        self.error: dict[str, Any] | None = None
+        self.calls: list[ModelCallTrace] = []
+        self.run_warnings: list[WarningTrace] = []
+        self.events: list[dict[str, Any]] = []
+        self._tools: dict[str, ToolCallTrace] = {}
+
+    @classmethod
+    def from_events(cls, events: list[Any], secrets: list[str] | None = None) -> RunTrace:
+        trace = cls(secrets)
+        for event in events:
+            trace.apply(event)
+        return trace
+
+    # --- folding ------------------------------------------------------------------------------------
+    def _call_for(self, iteration: int, ts: int) -> ModelCallTrace:
+        """The latest model call of an iteration; events of a call that sent no model_call_started (older
+        stored runs) get one made up from their iteration."""
+        for call in reversed(self.calls):
+            if call.iteration == iteration:
+                return call
+        call = ModelCallTrace(iteration=iteration, started_ts=ts)
+        self.calls.append(call)
+        return call
+
+    def apply(self, event: Any) -> None:
+        data = _as_dict(event)
+        kind, ts, iteration = data.get("type"), int(data.get("ts", 0)), int(data.get("iteration", 0))
+        if kind == "run_started":
+            self.run_id, self.provider, self.model = data["run_id"], data.get("provider"), data.get("model")
+            self.started_ts = ts
+        elif kind == "model_call_started":
+            request = {k: data.get(k) for k in ("model", "message_count", "tools", "tool_choice", "stream",
+                                                "reasoning_effort", "max_output_tokens")}
+            self.calls.append(ModelCallTrace(iteration=iteration, started_ts=ts, request=request))
+        elif kind == "model_call_finished":
+            call = self._call_for(iteration, ts)
+            call.finished = {k: v for k, v in data.items() if k not in ("v", "run_id", "seq", "type", "iteration")}
+            call.outcome = "finished"
+        elif kind in ("content", "reasoning"):
+            call = self._call_for(iteration, ts)
+            (call.text if kind == "content" else call.reasoning).append(data.get("content", ""))
+        elif kind == "tool_calls":
+            call = self._call_for(iteration, ts)
+            for info in data.get("calls", []):
+                tool = ToolCallTrace(id=info["id"], name=info["name"], arguments=info.get("arguments", ""),
+                                     changes=[StatusChange("queued", ts)])
+                call.tools.append(tool)
+                self._tools[tool.id] = tool
+        elif kind == "tool_executing":
+            tool = self._tool(data, iteration, ts)
+            tool.changes.append(StatusChange("executing", ts))
+            tool.category = data.get("category")
+        elif kind == "tool_result":
+            tool = self._tool(data, iteration, ts)
+            tool.changes.append(StatusChange(data.get("status", "ok"), ts))
+            tool.result, tool.duration_ms = data.get("result"), data.get("duration_ms")
+            tool.truncated, tool.category = bool(data.get("truncated")), data.get("category")
+        elif kind == "warning":
+            warning = WarningTrace(data.get("code", ""), data.get("message", ""), ts)
+            if iteration == 0:
+                self.run_warnings.append(warning)
+            else:
+                self._call_for(iteration, ts).warnings.append(warning)
+        elif kind == "error":
+            self.error = {k: data.get(k) for k in ("code", "status", "message", "retryable")}
+            if self.calls and self.calls[-1].outcome == "streaming":
+                self.calls[-1].outcome = "error"
+        elif kind == "done":
+            self.finish_reason, self.ended_ts = data.get("finish_reason"), ts
+            for call in self.calls:
+                if call.outcome == "streaming":
+                    call.outcome = "cancelled" if self.finish_reason == "cancelled" else "error"
+        else:
+            return  # usage is carried by model_call_finished; unknown types are skipped
+        self.events.append(data)
+
+    def _tool(self, data: dict[str, Any], iteration: int, ts: int) -> ToolCallTrace:
+        tool = self._tools.get(data["id"])
+        if tool is None:  # a result without its tool_calls event (should not happen): keep it visible anyway
+            tool = ToolCallTrace(id=data["id"], name=data.get("name", "?"), arguments="")
+            self._call_for(iteration, ts).tools.append(tool)
+            self._tools[tool.id] = tool
+        return tool
+
+    # --- reading ------------------------------------------------------------------------------------
+    def summary(self) -> RunSummary:
+        finished = [c.finished for c in self.calls if c.finished]
+        error = None if self.error is None else self.redact(str(self.error.get("message") or ""))
+        return RunSummary(
+            run_id=self.run_id or "", started_ms=self.started_ts or 0, ended_ms=self.ended_ts,
+            iterations=len({c.iteration for c in self.calls}), finish_reason=self.finish_reason,
+            input_tokens=sum(f.get("input_tokens", 0) for f in finished),
+            output_tokens=sum(f.get("output_tokens", 0) for f in finished), error=error)
+
+    def redact(self, text: str) -> str:
+        return redact_text(text, self.secrets)
+
+    def pretty(self, value: Any) -> str:
+        """Formatted JSON with credentials (known secrets, key-like fields and URL parts) hidden."""
+        return self.redact(json.dumps(redact_body(value), indent=2, ensure_ascii=False))
+
+    def request_json(self, call: ModelCallTrace) -> str:
+        return self.pretty({"iteration": call.iteration, "provider": self.provider, **call.request})
+
+    def response_json(self, call: ModelCallTrace) -> str:
+        return self.pretty(call.response())
+
+    def tool_json(self, tool: ToolCallTrace) -> str:
+        return self.pretty({
+            "id": tool.id, "name": tool.name, "arguments": _json_or_text(tool.arguments), "status": tool.status,
+            "transitions": [{"status": c.status, "ts": c.ts} for c in tool.changes],
+            "duration_ms": tool.duration_ms, "truncated": tool.truncated, "result": tool.result})
+
+    def export(self) -> str:
+        """The whole run as one JSON document: the summary, the model calls with their tools, and every event
+        except the streamed deltas (whose text is in each call's response)."""
+        return self.pretty({
+            "format": TRACE_FORMAT,
+            "run_id": self.run_id, "provider": self.provider, "model": self.model,
+            "started_ts": self.started_ts, "ended_ts": self.ended_ts, "finish_reason": self.finish_reason,
+            "error": self.error,
+            "warnings": [w.__dict__ for w in self.run_warnings],
+            "model_calls": [{"request": {"iteration": c.iteration, **c.request}, "response": c.response(),
+                             "warnings": [w.__dict__ for w in c.warnings],
+                             "tools": [json.loads(self.tool_json(t)) for t in c.tools]} for c in self.calls],
+            "events": [e for e in self.events if e.get("type") not in ("content", "reasoning")],
+        })

@@ -1,0 +1,62 @@
+"""``parley chat`` approval: settings policies, ``--approve all|none``, and the terminal question per batch
+(the terminal is the boundary faked here: a list of typed lines and a text buffer)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+from app.cli_approval import cli_approver
+from app.settings import Settings
+from orchestration.tool_turn import ApprovalRequest
+
+BATCH = [ApprovalRequest("c1", "read_file", {"path": "a.txt"}), ApprovalRequest("c2", "list_directory", {"path": "."})]
+
+
+def decide(settings: Settings, approve: str | None, lines: list[str] | None = None, *, interactive: bool = True):
+    typed = iter(lines or [])
+    remembered: list[list[str]] = []
+    out = io.StringIO()
+    approver = cli_approver(settings, approve, interactive=interactive, remember=remembered.append,
+                            read_line=lambda: next(typed, ""), out=out)
+    decisions = asyncio.run(approver(BATCH))
+    return decisions, remembered, out.getvalue()
+
+
+def test_approve_all_and_none_never_ask():
+    assert decide(Settings(), "all")[0] == {"c1": "allow", "c2": "allow"}
+    decisions, _, shown = decide(Settings(), "none")
+    assert decisions == {"c1": "deny", "c2": "deny"} and shown == ""
+
+
+def test_settings_policy_wins_over_the_flag():
+    settings = Settings()
+    settings.tools.approval["read_file"] = "deny"
+    settings.tools.approval["list_directory"] = "allow"
+    assert decide(settings, "all")[0] == {"c1": "deny", "c2": "allow"}
+
+
+def test_not_a_terminal_denies():
+    decisions, _, shown = decide(Settings(), None, ["y\n"], interactive=False)
+    assert decisions == {"c1": "deny", "c2": "deny"} and shown == ""
+
+
+def test_terminal_yes_shows_full_arguments():
+    decisions, remembered, shown = decide(Settings(), None, ["y\n"])
+    assert decisions == {"c1": "allow", "c2": "allow"} and remembered == []
+    assert '"path": "a.txt"' in shown and "list_directory" in shown and "[e]ach" in shown
+
+
+def test_terminal_always_remembers_the_tools():
+    decisions, remembered, _ = decide(Settings(), None, ["a\n"])
+    assert decisions == {"c1": "allow", "c2": "allow"}
+    assert remembered == [["list_directory", "read_file"]]
+
+
+def test_terminal_each_one():
+    decisions, remembered, _ = decide(Settings(), None, ["e\n", "n\n", "a\n"])
+    assert decisions == {"c1": "deny", "c2": "allow"} and remembered == [["list_directory"]]
+
+
+def test_end_of_input_denies():
+    assert decide(Settings(), None, [])[0] == {"c1": "deny", "c2": "deny"}

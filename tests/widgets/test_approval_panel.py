@@ -1,0 +1,69 @@
+"""The inline approval panel: full readable arguments, per-call and batch decisions, one signal per batch."""
+
+from __future__ import annotations
+
+import json
+
+from widgets.approval_panel import ALLOW, ALWAYS, ARGUMENTS_COLLAPSED_LINES, DENY, ApprovalPanel, PendingCall
+
+
+def calls() -> list[PendingCall]:
+    return [PendingCall("c1", "read_file", {"path": "notes/today.md", "start_line": 3}),
+            PendingCall("c2", "list_directory", {"path": "."})]
+
+
+def test_each_call_shows_its_tool_and_full_arguments(qtbot):
+    panel = ApprovalPanel()
+    qtbot.addWidget(panel)
+    panel.ask(calls())
+    assert not panel.isHidden()
+    first = panel.cards[0]
+    assert json.loads(first.arguments.toPlainText()) == {"path": "notes/today.md", "start_line": 3}
+    assert first.arguments.isReadOnly()
+    assert "2 tools" in panel.heading.text() and not panel.allow_all.isHidden()
+
+
+def test_long_arguments_expand_to_their_full_height(qtbot):
+    panel = ApprovalPanel()
+    qtbot.addWidget(panel)
+    long_args = {f"key{i}": "x" * 200 for i in range(ARGUMENTS_COLLAPSED_LINES * 2)}
+    panel.ask([PendingCall("c1", "write", long_args)])
+    card = panel.cards[0]
+    collapsed = card.arguments.height()
+    assert not card.expand.isHidden()
+    card.expand.click()
+    assert card.is_expanded() and card.arguments.height() > collapsed
+    assert json.loads(card.arguments.toPlainText()) == long_args  # nothing cut
+
+
+def test_one_by_one_decisions_emit_once_when_all_are_decided(qtbot):
+    panel = ApprovalPanel()
+    qtbot.addWidget(panel)
+    seen: list[dict] = []
+    panel.decided.connect(seen.append)
+    panel.ask(calls())
+    panel.cards[0].always.click()
+    assert seen == []
+    panel.cards[1].deny.click()
+    assert seen == [{"c1": ALWAYS, "c2": DENY}]
+    assert panel.isHidden() and panel.cards == []
+
+
+def test_allow_all_decides_the_rest_of_the_batch(qtbot):
+    panel = ApprovalPanel()
+    qtbot.addWidget(panel)
+    seen: list[dict] = []
+    panel.decided.connect(seen.append)
+    panel.ask(calls())
+    panel.cards[1].deny.click()
+    panel.allow_all.click()
+    assert seen == [{"c1": ALLOW, "c2": DENY}]
+
+
+def test_deny_all(qtbot):
+    panel = ApprovalPanel()
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.decided) as blocker:
+        panel.ask(calls())
+        panel.deny_all.click()
+    assert blocker.args == [{"c1": DENY, "c2": DENY}]

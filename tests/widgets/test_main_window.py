@@ -1,0 +1,66 @@
+"""Main window shortcuts and accessible names."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QAbstractButton, QWidget
+
+from tests.support.run_script import RunScript
+from widgets.main_window import MainWindow
+
+CTRL = Qt.KeyboardModifier.ControlModifier
+
+
+def shown_window(qtbot) -> MainWindow:
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)  # window shortcuts need an active window
+    return window
+
+
+def test_ctrl_i_toggles_the_inspector(qtbot):
+    window = shown_window(qtbot)
+    assert not window.inspector.isVisible()
+    with qtbot.waitSignal(window.inspector_shown):
+        qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_I, CTRL)
+    assert window.inspector.isVisible()
+    qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_I, CTRL)
+    assert not window.inspector.isVisible()
+
+
+def test_ctrl_comma_asks_for_preferences_and_ctrl_n_for_a_new_chat(qtbot):
+    window = shown_window(qtbot)
+    with qtbot.waitSignal(window.preferences_requested):
+        qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Comma, CTRL)
+    with qtbot.waitSignal(window.conversations.new_chat_requested):
+        qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_N, CTRL)
+
+
+def test_ctrl_shift_c_copies_the_last_answer_and_esc_stops(qtbot):
+    window = shown_window(qtbot)
+    script = RunScript()
+    for event in (script.started(), script.content("The answer "), script.content("is 42.")):
+        window.handle_event(event)
+    with qtbot.waitSignal(window.composer.stop_requested):
+        qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Escape)
+    window.handle_event(script.done())
+    QGuiApplication.clipboard().clear()
+    qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_C,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert QGuiApplication.clipboard().text() == "The answer is 42."
+
+
+def test_panes_and_buttons_have_accessible_names(qtbot):
+    window = shown_window(qtbot)
+    window.inspector.show()
+    named = [window.conversations, window.chat_view, window.composer.input_widget(), window.reasoning_pane,
+             window.search_pane, window.inspector, window.inspector.runs, window.inspector.timeline,
+             window.approval, window.panes, window.centre_stack]
+    assert all(w.accessibleName() for w in named), [type(w).__name__ for w in named if not w.accessibleName()]
+    unnamed = [b for b in window.findChildren(QAbstractButton)
+               if b.isVisibleTo(window) and not (b.accessibleName() or b.text() or b.toolTip())]
+    assert unnamed == [], [b.objectName() for b in unnamed]
+    assert isinstance(window.inspector.widget(), QWidget)

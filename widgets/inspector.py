@@ -1,0 +1,270 @@
+"""The run inspector drawer (Ctrl+I): the runs of the open conversation and a timeline of what one run did.
+
+A view over ``orchestration.run_trace.RunTrace``: the list of runs comes from the app (stored runs, newest first);
+the timeline shows the trace of the chosen run, model calls with their tool calls nested and warnings in place.
+Selecting a row shows its request, response or tool call as redacted JSON, with Copy and Export. While a run
+streams, ``handle_event`` feeds its live trace and the timeline is redrawn at most once per ``FRAME_MS``, so a
+burst of deltas costs one redraw. It never reads the database: ``run_selected`` asks the app for a stored trace
+and ``export_requested`` asks it to save one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from orchestration.run_trace import ModelCallTrace, RunSummary, RunTrace, ToolCallTrace
+
+FRAME_MS = 16
+TIMELINE_COLUMN_WIDTHS = (130, 80, 260)  # step, status, time; details take the rest
+ROLE_PAYLOAD = Qt.ItemDataRole.UserRole
+
+
+def _clock(ts: int, origin: int | None) -> str:
+    return f"+{(ts - origin) / 1000:.3f} s" if origin else ""
+
+
+def _ms(value: int | None) -> str:
+    return "—" if value is None else f"{value} ms"
+
+
+class Inspector(QDockWidget):
+    run_selected = Signal(str)  # run id whose stored trace should be shown
+    export_requested = Signal(str, str)  # run id, the run as JSON
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Run inspector", parent)
+        self.setObjectName("inspector")
+        self.setAccessibleName("Run inspector")
+        self.trace: RunTrace | None = None
+        self._live: RunTrace | None = None
+        self._dirty = False
+        self.redraws = 0
+        self._frame = QTimer(self)
+        self._frame.setSingleShot(True)
+        self._frame.setInterval(FRAME_MS)
+        self._frame.timeout.connect(self._redraw)
+
+        self.runs = QListWidget()
+        self.runs.setAccessibleName("Runs of this conversation, newest first")
+        self.runs.setWordWrap(True)
+        self.runs.currentItemChanged.connect(self._run_chosen)
+        self.timeline = QTreeWidget()
+        self.timeline.setAccessibleName("Run timeline")
+        self.timeline.setHeaderLabels(["Step", "Status", "Time", "Details"])
+        self.timeline.currentItemChanged.connect(self._item_chosen)
+        for column, width in enumerate(TIMELINE_COLUMN_WIDTHS):
+            self.timeline.setColumnWidth(column, width)
+        self.detail = QPlainTextEdit()
+        self.detail.setReadOnly(True)
+        self.detail.setAccessibleName("Request, response or tool call as JSON")
+        self.detail.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.copy_button = QPushButton("Copy")
+        self.copy_button.setAccessibleName("Copy the JSON shown")
+        self.copy_button.clicked.connect(self.copy_detail)
+        self.export_button = QPushButton("Export run…")
+        self.export_button.setAccessibleName("Export the whole run as JSON")
+        self.export_button.clicked.connect(self._export)
+        self.empty = QLabel("No runs in this conversation yet.")
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.empty, 1)
+        buttons.addWidget(self.copy_button)
+        buttons.addWidget(self.export_button)
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.runs)
+        split.addWidget(self.timeline)
+        split.addWidget(self.detail)
+        split.setSizes([120, 320, 260])
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(split, 1)
+        layout.addLayout(buttons)
+        self.setWidget(body)
+
+    # --- runs ---------------------------------------------------------------------------------------
+    def set_runs(self, runs: list[RunSummary]) -> None:
+        """The runs of the open conversation, newest first; the live run, if any, stays on top."""
+        self.runs.blockSignals(True)
+        self.runs.clear()
+        live_id = self._live.run_id if self._live is not None and self._live.ended_ts is None else None
+        if live_id is not None:
+            self._add_run(self._live.summary(), top=False)
+        for run in runs:
+            if run.run_id != live_id:
+                self._add_run(run, top=False)
+        self.runs.blockSignals(False)
+        self.empty.setVisible(self.runs.count() == 0)
+        if self.trace is not None:
+            self._select_run_row(self.trace.run_id)
+
+    def _add_run(self, run: RunSummary, *, top: bool) -> None:
+        item = QListWidgetItem(run.label())
+        item.setData(ROLE_PAYLOAD, run.run_id)
+        if top:
+            self.runs.insertItem(0, item)
+        else:
+            self.runs.addItem(item)
+
+    def _select_run_row(self, run_id: str | None) -> None:
+        self.runs.blockSignals(True)
+        for row in range(self.runs.count()):
+            if self.runs.item(row).data(ROLE_PAYLOAD) == run_id:
+                self.runs.setCurrentRow(row)
+        self.runs.blockSignals(False)
+
+    def _run_chosen(self, item: QListWidgetItem | None, _previous: Any = None) -> None:
+        if item is None:
+            return
+        run_id = item.data(ROLE_PAYLOAD)
+        if self._live is not None and self._live.run_id == run_id:
+            self.show_trace(self._live)
+        else:
+            self.run_selected.emit(run_id)
+
+    def show_trace(self, trace: RunTrace) -> None:
+        self.trace = trace
+        self._select_run_row(trace.run_id)
+        self._redraw()
+
+    # --- live ---------------------------------------------------------------------------------------
+    def set_secrets(self, secrets: list[str]) -> None:
+        """Secrets of the next live run (the key in use), hidden in everything shown."""
+        self._secrets = list(secrets)
+
+    def handle_event(self, event: Any) -> None:
+        if event.type == "run_started":
+            self._live = RunTrace(getattr(self, "_secrets", []))
+            self._live.apply(event)
+            self._add_run(self._live.summary(), top=True)
+            self.empty.hide()
+            self.show_trace(self._live)
+            return
+        if self._live is None or event.run_id != self._live.run_id:
+            return
+        self._live.apply(event)
+        if event.type == "done":
+            self._update_live_label()
+        if self.trace is self._live:
+            self._dirty = True
+            if not self._frame.isActive():
+                self._frame.start()
+
+    def _update_live_label(self) -> None:
+        assert self._live is not None
+        for row in range(self.runs.count()):
+            item = self.runs.item(row)
+            if item.data(ROLE_PAYLOAD) == self._live.run_id:
+                item.setText(self._live.summary().label())
+
+    def flush(self) -> None:
+        """Redraw now if events are waiting (tests, and before a screenshot)."""
+        if self._dirty:
+            self._frame.stop()
+            self._redraw()
+
+    # --- timeline -----------------------------------------------------------------------------------
+    def _redraw(self) -> None:
+        self._dirty = False
+        self.redraws += 1
+        trace = self.trace
+        current = self.timeline.currentItem()
+        selected = current.data(0, ROLE_PAYLOAD) if current is not None else None
+        self.timeline.clear()
+        if trace is None:
+            return
+        origin = trace.started_ts
+        for warning in trace.run_warnings:
+            self._warning_item(self.timeline.invisibleRootItem(), warning, origin)
+        restore: QTreeWidgetItem | None = None
+        for number, call in enumerate(trace.calls, 1):
+            details = (f"{call.request.get('model') or trace.model} · {call.request.get('message_count', '?')} "
+                       f"messages · tools: {', '.join(call.request.get('tools') or []) or 'none'} · choice "
+                       f"{call.request.get('tool_choice', 'auto')}")
+            finished = call.finished or {}
+            status = finished.get("finish_reason") or call.outcome
+            timing = (f"{_clock(call.started_ts, origin)} · first token {_ms(call.first_token_ms)} · "
+                      f"{_ms(call.duration_ms)} · {finished.get('input_tokens', 0)}/{finished.get('output_tokens', 0)}"
+                      " tokens")
+            item = QTreeWidgetItem([f"Model call {number}", status, timing, details])
+            item.setData(0, ROLE_PAYLOAD, ("call", number - 1))
+            self.timeline.addTopLevelItem(item)
+            for tool_number, tool in enumerate(call.tools):
+                transitions = " > ".join(f"{c.status} {_clock(c.ts, origin)}" for c in tool.changes)
+                extra = " · truncated" if tool.truncated else ""
+                child = QTreeWidgetItem([tool.name, tool.status, f"{_ms(tool.duration_ms)}{extra}", transitions])
+                child.setData(0, ROLE_PAYLOAD, ("tool", number - 1, tool_number))
+                item.addChild(child)
+                if child.data(0, ROLE_PAYLOAD) == selected:
+                    restore = child
+            for warning in call.warnings:
+                self._warning_item(item, warning, origin)
+            item.setExpanded(True)
+            if item.data(0, ROLE_PAYLOAD) == selected:
+                restore = item
+        if trace.error:
+            error = QTreeWidgetItem(["Error", str(trace.error.get("code")), "",
+                                     trace.redact(str(trace.error.get("message")))])
+            self.timeline.addTopLevelItem(error)
+        if restore is not None:
+            self.timeline.setCurrentItem(restore)
+        elif selected is None and trace.calls:
+            self.timeline.setCurrentItem(self.timeline.topLevelItem(len(trace.run_warnings)))
+
+    def _warning_item(self, parent: QTreeWidgetItem, warning: Any, origin: int | None) -> None:
+        item = QTreeWidgetItem(["Warning", warning.code, _clock(warning.ts, origin), warning.message])
+        item.setToolTip(3, warning.message)
+        parent.addChild(item)
+
+    def _item_chosen(self, item: QTreeWidgetItem | None, _previous: Any = None) -> None:
+        if item is None or self.trace is None:
+            return
+        payload = item.data(0, ROLE_PAYLOAD)
+        if not payload:
+            self.detail.setPlainText(item.text(3))
+            return
+        call: ModelCallTrace = self.trace.calls[payload[1]]
+        if payload[0] == "call":
+            self.detail.setPlainText("// request\n" + self.trace.request_json(call) + "\n\n// response\n"
+                                     + self.trace.response_json(call))
+        else:
+            tool: ToolCallTrace = call.tools[payload[2]]
+            self.detail.setPlainText(self.trace.tool_json(tool))
+
+    def timeline_rows(self) -> list[tuple[str, ...]]:
+        """The timeline as text rows (depth-first), for tests and accessibility checks."""
+        rows: list[tuple[str, ...]] = []
+
+        def walk(item: QTreeWidgetItem, depth: int) -> None:
+            rows.append((str(depth), *(item.text(c) for c in range(4))))
+            for i in range(item.childCount()):
+                walk(item.child(i), depth + 1)
+
+        for i in range(self.timeline.topLevelItemCount()):
+            walk(self.timeline.topLevelItem(i), 0)
+        return rows
+
+    # --- copy and export ----------------------------------------------------------------------------
+    def copy_detail(self) -> None:
+        QGuiApplication.clipboard().setText(self.detail.toPlainText())
+
+    def _export(self) -> None:
+        if self.trace is not None and self.trace.run_id:
+            self.export_requested.emit(self.trace.run_id, self.trace.export())
