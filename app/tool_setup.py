@@ -55,6 +55,17 @@ def tool_registry(settings: Settings, secret_lookup: Callable[[str], str | None]
                                 workspace=workspace, secret_lookup=secret_lookup)
     if mcp is not None:
         mcp.register_into(registry)
+    apply_approval(registry, settings)
+    return registry
+
+
+def add_mcp_tools(registry: ToolRegistry, settings: Settings, mcp: McpManager) -> None:
+    """The MCP tools listed so far added to a run's registry, with their approval policy applied."""
+    mcp.register_into(registry)
+    apply_approval(registry, settings)
+
+
+def apply_approval(registry: ToolRegistry, settings: Settings) -> None:
     for name, policy in settings.tools.approval.items():
         tool = registry.get(name)
         if tool is None:
@@ -63,4 +74,3 @@ def tool_registry(settings: Settings, secret_lookup: Callable[[str], str | None]
             registry.unregister(name)
         else:
             tool.needs_approval = policy == "ask"
-    return registry

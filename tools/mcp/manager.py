@@ -40,6 +40,10 @@ class McpManager:
         """Called with a server's status whenever it changes (in the event loop's thread)."""
         self._listeners.append(listener)
 
+    def remove_listener(self, listener: StatusListener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     def _changed(self, connection: ServerConnection) -> None:
         status = connection.status()
         for listener in list(self._listeners):
@@ -97,6 +101,29 @@ class McpManager:
                 registry.register(tool)
                 added.append(tool.name)
         return added
+
+
+async def probe_server(settings: McpServerSettings, secret_lookup: SecretLookup | None = None,
+                       seconds: float = 15.0) -> ServerStatus:
+    """Connect to one server once, list its tools and disconnect: the "Test" of a server being configured."""
+    manager = McpManager([settings.model_copy(update={"enabled": True})], secret_lookup,
+                         policy=RestartPolicy(max_attempts=0))
+    manager.start()
+    try:
+        await manager.wait_ready(seconds)
+        [status] = manager.statuses()
+    finally:
+        await manager.aclose()
+    return status
+
+
+def summary(statuses: Iterable[ServerStatus]) -> str:
+    """One line for a status bar: ``MCP: 2/3 running``; empty when no server is enabled."""
+    enabled = [s for s in statuses if s.state != "disabled"]
+    if not enabled:
+        return ""
+    running = sum(s.state == "running" for s in enabled)
+    return f"MCP: {running}/{len(enabled)} running"
 
 
 def _unique(name: str, taken: set[str]) -> str:
