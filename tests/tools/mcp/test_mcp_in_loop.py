@@ -17,7 +17,7 @@ from orchestration.scripted import ScriptedModel, Step
 from orchestration.tool_turn import ApprovalRequest, Decision
 from tests.support.loopback import LoopbackServer, Response
 from tests.tools.mcp.conftest import FAST_RESTARTS, READY_S, support_server, time_server, until
-from tools.mcp import McpManager, McpServerSettings
+from tools.mcp import McpManager, McpServerSettings, probe_server
 from tools.registry import ToolRegistry
 
 
@@ -177,3 +177,11 @@ async def test_fetch_server_reads_a_loopback_page(loopback: LoopbackServer):
     [result] = tool_results(events)
     assert result.status == "ok", result.result
     assert "fetch server read this paragraph" in result.result
+
+
+async def test_probe_lists_a_servers_tools_or_says_why_it_failed():
+    ok = await probe_server(time_server(), seconds=READY_S)
+    assert (ok.state, ok.tools) == ("running", ("get_current_time", "convert_time"))
+    missing = await probe_server(McpServerSettings(name="gone", command="/nonexistent/mcp-server"), seconds=READY_S)
+    assert missing.state == "failed"
+    assert missing.message.startswith("the command was not found (/nonexistent/mcp-server)")
