@@ -22,10 +22,11 @@ from app.cli_context import open_history, paths_from_args, secret_store, setting
 from app.cli_output import JsonLinesPrinter, TerminalPrinter
 from app.errors import EnvironmentProblem
 from app.provider_args import api_key_from_env, provider_from_args
+from app.secrets import SecretStore
 from app.settings import Settings, save_settings
 from app.storage import History
 from app.storage.run_recorder import CHECKPOINT_INTERVAL_S, RunRecorder
-from app.tool_setup import tool_registry
+from app.tool_setup import connected_mcp, tool_registry
 from orchestration.engine import ChatAdapter, NamedToolChoice, ToolChoice
 from orchestration.events import RunEvent
 from orchestration.loop import RunLoop, RunRequest, RunResult
@@ -145,9 +146,21 @@ def _fan_out(*sinks: Emit | None) -> Emit:
 
 
 def run_chat(args: argparse.Namespace) -> int:
+    """One event loop for the whole command: the MCP servers connected before the run must still be connected,
+    in the same loop, when the run calls them."""
     settings = settings_from_args(args)
     store = secret_store()
-    registry = tool_registry(settings, store.lookup)
+    with asyncio.Runner() as runner:
+        mcp = runner.run(connected_mcp(settings, store.lookup)) if settings.mcp_servers else None
+        try:
+            return _prepare_and_chat(args, runner, settings, store, tool_registry(settings, store.lookup, mcp))
+        finally:
+            if mcp is not None:
+                runner.run(mcp.aclose())
+
+
+def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, settings: Settings, store: SecretStore,
+                      registry: ToolRegistry) -> int:
     prompt = read_prompt(args)
     target = resolve_target(args, settings, store, env_key=api_key_from_env(args.api_key_env),
                             one_off=lambda: provider_from_args(args))
@@ -171,19 +184,19 @@ def run_chat(args: argparse.Namespace) -> int:
                                               provider=target.config.id, model=target.model)
             request.run_id = ids.run_id
     except BaseException:
-        asyncio.run(adapter.aclose())
+        runner.run(adapter.aclose())
         if history is not None:
             history.close()
         raise
     try:
-        return _chat(args, registry, settings, adapter, request, conversation, secrets)
+        return _chat(args, runner, registry, settings, adapter, request, conversation, secrets)
     finally:
         if history is not None:
             history.close()
 
 
-def _chat(args: argparse.Namespace, registry: ToolRegistry, settings: Settings, adapter: ChatAdapter,
-          request: RunRequest, conversation: ChatConversation, secrets: list[str]) -> int:
+def _chat(args: argparse.Namespace, runner: asyncio.Runner, registry: ToolRegistry, settings: Settings,
+          adapter: ChatAdapter, request: RunRequest, conversation: ChatConversation, secrets: list[str]) -> int:
     recorder = conversation.recorder
     printer = JsonLinesPrinter() if args.json else TerminalPrinter(show_reasoning=not args.no_reasoning)
     limits = settings.limits
@@ -192,7 +205,7 @@ def _chat(args: argparse.Namespace, registry: ToolRegistry, settings: Settings, 
     loop = RunLoop(adapter, registry, _fan_out(_redacting(printer, secrets), recorder), limits=limits,
                    approver=approver_for(args, settings))
     try:
-        result = asyncio.run(_run(loop, request, recorder))
+        result = runner.run(_run(loop, request, recorder))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     if recorder is not None and recorder.save_error is not None:

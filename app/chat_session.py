@@ -31,12 +31,15 @@ from app.storage.history import title_from_text
 from app.storage.replay import conversation_messages
 from app.storage.run_recorder import RunRecorder
 from app.storage.search import HistorySearch
+from app.tool_setup import add_mcp_tools
 from app.window_approver import WindowApprover
 from orchestration.loop import RunRequest
 from orchestration.messages import Message, UserMessage
 from orchestration.providers import adapter_for
 from orchestration.providers.discovery import discover_local_servers
 from orchestration.run_trace import RunSummary, RunTrace
+from tools.mcp import McpManager, McpServerSettings, ServerStatus
+from tools.mcp import summary as mcp_summary
 from tools.registry import ToolRegistry
 from widgets.add_provider_dialog import AddProviderDialog, NewProvider
 from widgets.composer import effort_for_request
@@ -80,6 +83,8 @@ class ChatSession(QObject):
         self._discovery: asyncio.Task[Any] | None = None
         self._discover_enabled = discover
         self._memory_history: list[Message] = []
+        self.mcp = McpManager(settings.mcp_servers, self._secret_lookup)
+        self.mcp.add_listener(self._mcp_changed)
 
         w = window
         w.composer.send_requested.connect(self.send)
@@ -102,6 +107,7 @@ class ChatSession(QObject):
             w.show_error_in_chat(storage_problem)
         self.refresh_providers()
         self.refresh_conversations()
+        self.start_mcp()
 
     # --- providers ----------------------------------------------------------------------------------
     def refresh_providers(self) -> None:
@@ -200,6 +206,7 @@ class ChatSession(QObject):
         config = provider_config(entry, key)
         self.window.inspector.set_secrets([key] if key else [])
         registry = self.registry_factory(self.settings, self._secret_lookup)
+        add_mcp_tools(registry, self.settings, self.mcp)
         run_id = uuid.uuid4().hex
         recorder = None
         if self.history is not None:
@@ -374,6 +381,35 @@ class ChatSession(QObject):
             self.window.show_error_in_chat(f"The run could not be exported to {path}: {error.strerror or error}.")
             return
         self.window.statusBar().showMessage(f"Exported the run to {path}.", 5000)
+
+    # --- MCP servers --------------------------------------------------------------------------------
+    # The API a Preferences tab can build on: mcp_statuses() for the list, mcp.add_listener() for live
+    # changes, apply_mcp_servers() after editing, tools.mcp.probe_server() for a "Test" button.
+    def start_mcp(self) -> None:
+        """Connect the enabled MCP servers in the background; each reports its status as it goes."""
+        try:
+            self.mcp.start()
+        except RuntimeError:  # no running event loop (tests without qasync): nothing is started
+            return
+        self._mcp_changed(None)
+
+    def mcp_statuses(self) -> list[ServerStatus]:
+        return self.mcp.statuses()
+
+    async def apply_mcp_servers(self, servers: list[McpServerSettings]) -> None:
+        """Save a changed server list and reconnect: every server is stopped and the enabled ones started."""
+        self.settings = self.settings.model_copy(update={"mcp_servers": servers})
+        save_settings(self.settings, self.settings_path)
+        self.mcp.remove_listener(self._mcp_changed)
+        await self.mcp.aclose()
+        self.mcp = McpManager(servers, self._secret_lookup)
+        self.mcp.add_listener(self._mcp_changed)
+        self.start_mcp()
+
+    def _mcp_changed(self, _status: ServerStatus | None) -> None:
+        statuses = self.mcp.statuses()
+        detail = "\n".join(f"{s.name}: {s.state}" + (f" ({s.message})" if s.message else "") for s in statuses)
+        self.window.set_status(mcp=mcp_summary(statuses), mcp_detail=detail)
 
     # --- status -------------------------------------------------------------------------------------
     def _update_status(self) -> None:

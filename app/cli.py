@@ -41,7 +41,7 @@ def _positive_float(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from app import history_command, keys_command, providers_command
+    from app import history_command, keys_command, mcp_command, providers_command
 
     parser = argparse.ArgumentParser(
         prog="parley", description="Parley: chat with LLMs from your own machine. With no command, the window "
@@ -105,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     keys_command.add_parser(sub, parents)
     providers_command.add_parser(sub, parents)
+    mcp_command.add_parser(sub, parents)
     history_command.add_parsers(sub, parents)
     return parser
 
@@ -126,6 +127,10 @@ def _dispatch(args: argparse.Namespace) -> int | None:
         from app.keys_command import run_keys
 
         return run_keys(args)
+    if args.command == "mcp":
+        from app.mcp_command import run_mcp
+
+        return run_mcp(args)
     if args.command == "providers":
         from app.providers_command import run_providers
 
@@ -154,9 +159,14 @@ def _open_window(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from app.mcp_command import split_server_command
+
     parser = build_parser()
+    argv, server_command = split_server_command(list(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
+        if server_command is not None:
+            args.server_command = server_command
     except SystemExit as exc:  # argparse exits 2 on bad usage and 0 for --help
         return int(exc.code or 0)
     from app.storage import NotFoundError

@@ -84,6 +84,8 @@ def main(data_dir: str | None = None) -> int:
     app.aboutToQuit.connect(closed.set)
     with loop:
         loop.run_until_complete(closed.wait())
+        for session in sessions:
+            loop.run_until_complete(session.mcp.aclose())
     for session in sessions:
         if session.history is not None:
             session.history.close()

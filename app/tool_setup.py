@@ -1,5 +1,5 @@
 """From the settings file to the tool registry a run offers: web search backend and keys, fetch policy,
-workspace folders, and each tool's approval policy.
+workspace folders, MCP servers, and each tool's approval policy.
 
 The settings file keeps the user-facing choices (app/settings); the tools keep their own settings models
 (tools/web/settings.py, tools/files/settings.py). This module is the one translation between them, used by
@@ -13,7 +13,10 @@ from pathlib import Path
 
 from app.settings import Settings
 from tools import FetchSettings, SearchSettings, WorkspaceSettings, default_registry
+from tools.mcp import McpManager
 from tools.registry import ToolRegistry
+
+MCP_CONNECT_TIMEOUT_S = 15.0  # how long the CLI waits for MCP servers to connect before a run or a listing
 
 
 def search_settings(settings: Settings) -> SearchSettings:
@@ -26,13 +29,43 @@ def search_settings(settings: Settings) -> SearchSettings:
     return SearchSettings.model_validate(fields)
 
 
-def tool_registry(settings: Settings, secret_lookup: Callable[[str], str | None]) -> ToolRegistry:
-    """The tools for a run, with the approval policy of settings.tools applied (``ask`` or ``allow``);
-    tools whose policy is ``deny`` are left out."""
+def mcp_manager(settings: Settings, secret_lookup: Callable[[str], str | None]) -> McpManager:
+    """A manager for the configured MCP servers, not started yet (``start()`` needs a running event loop)."""
+    return McpManager(settings.mcp_servers, secret_lookup)
+
+
+async def connected_mcp(settings: Settings, secret_lookup: Callable[[str], str | None],
+                        seconds: float = MCP_CONNECT_TIMEOUT_S) -> McpManager:
+    """The MCP servers started and given up to ``seconds`` to connect (the CLI's step before a run); servers
+    still connecting keep trying in the background and their tools are not offered to this run."""
+    manager = mcp_manager(settings, secret_lookup)
+    manager.start()
+    await manager.wait_ready(seconds)
+    return manager
+
+
+def tool_registry(settings: Settings, secret_lookup: Callable[[str], str | None],
+                  mcp: McpManager | None = None) -> ToolRegistry:
+    """The tools for a run (with the MCP servers' tools listed so far, when a manager is given), with the
+    approval policy of settings.tools applied (``ask`` or ``allow``); tools whose policy is ``deny`` are left
+    out."""
     workspace = WorkspaceSettings(folders=[Path(f) for f in settings.workspace_folders])
     registry = default_registry(search=search_settings(settings),
                                 fetch=FetchSettings(allow_local_addresses=settings.allow_local_addresses),
                                 workspace=workspace, secret_lookup=secret_lookup)
+    if mcp is not None:
+        mcp.register_into(registry)
+    apply_approval(registry, settings)
+    return registry
+
+
+def add_mcp_tools(registry: ToolRegistry, settings: Settings, mcp: McpManager) -> None:
+    """The MCP tools listed so far added to a run's registry, with their approval policy applied."""
+    mcp.register_into(registry)
+    apply_approval(registry, settings)
+
+
+def apply_approval(registry: ToolRegistry, settings: Settings) -> None:
     for name, policy in settings.tools.approval.items():
         tool = registry.get(name)
         if tool is None:
@@ -41,4 +74,3 @@ def tool_registry(settings: Settings, secret_lookup: Callable[[str], str | None]
             registry.unregister(name)
         else:
             tool.needs_approval = policy == "ask"
-    return registry

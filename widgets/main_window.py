@@ -131,8 +131,9 @@ class MainWindow(QMainWindow):
         self.model_label = QLabel()
         self.usage_label = QLabel()
         self.keyring_label = QLabel()
+        self.mcp_label = QLabel()
         for label, name in ((self.model_label, "Provider and model"), (self.usage_label, "Token usage"),
-                            (self.keyring_label, "Keyring status")):
+                            (self.mcp_label, "MCP servers"), (self.keyring_label, "Keyring status")):
             label.setAccessibleName(name)
             self.statusBar().addPermanentWidget(label)
 
@@ -219,7 +220,11 @@ class MainWindow(QMainWindow):
         self.chat_view.set_dark(scheme == "dark")
 
     # --- status -------------------------------------------------------------------------------------
-    def set_status(self, *, model: str | None = None, keyring: str | None = None) -> None:
+    def set_status(self, *, model: str | None = None, keyring: str | None = None, mcp: str | None = None,
+                   mcp_detail: str | None = None) -> None:
+        if mcp is not None:
+            self.mcp_label.setText(mcp)
+            self.mcp_label.setToolTip(mcp_detail or "")
         if model is not None:
             self.model_label.setText(model)
         if keyring is not None:

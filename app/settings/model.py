@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from orchestration.limits import LoopLimits
 from orchestration.providers.config import Capabilities
 from orchestration.redaction import is_sensitive_header
+from tools.mcp.settings import McpServerSettings
 
 SETTINGS_VERSION = 1
 PROVIDER_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
@@ -116,6 +117,18 @@ class Settings(_Section):
     ui: UiSettings = Field(default_factory=UiSettings)
     workspace_folders: list[str] = Field(default_factory=list, description="folders file tools may read")
     allow_local_addresses: bool = Field(False, description="let web tools fetch private and loopback addresses")
+    mcp_servers: list[McpServerSettings] = Field(default_factory=list, description="MCP servers whose tools are "
+                                                 "offered (docs/tools.md)")
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _mcp_headers_not_secret(cls, value: list[McpServerSettings]) -> list[McpServerSettings]:
+        for server in value:
+            secret = [name for name in server.headers if is_sensitive_header(name)]
+            if secret:
+                raise ValueError(f"MCP server {server.name!r}: {', '.join(secret)} carries a credential and cannot "
+                                 "be stored in settings; make it a secret header (`parley mcp add --secret-header`)")
+        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> Settings:
@@ -126,7 +139,14 @@ class Settings(_Section):
         if self.default_provider is not None and self.default_provider not in ids:
             raise ValueError(f"default_provider {self.default_provider!r} is not one of the providers "
                              f"({', '.join(ids) or 'none configured'})")
+        names = [m.name for m in self.mcp_servers]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"MCP server names must be unique; repeated: {', '.join(repeated)}")
         return self
+
+    def mcp_server(self, name: str) -> McpServerSettings | None:
+        return next((m for m in self.mcp_servers if m.name == name), None)
 
     def provider(self, provider_id: str) -> ProviderSettings | None:
         return next((p for p in self.providers if p.id == provider_id), None)

@@ -1,0 +1,279 @@
+"""One MCP server kept connected: started in its own task, its tools listed, restarted with backoff when it exits.
+
+The SDK's transports and session are anyio context managers that must be entered and left in one task, so
+each server has a supervisor task that holds them for the life of a connection. Tool calls come from the
+run's tasks and go through the session; when the server goes away, calls fail at once with
+``ServerNotRunning`` and the supervisor starts it again after a delay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import IO, Any, Literal
+
+import httpx2
+from mcp import types
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from tools.mcp.settings import McpServerSettings, secret_entry
+
+log = logging.getLogger(__name__)
+
+CONNECT_TIMEOUT_S = 20.0  # start (or reach) a server, initialize and list its tools
+HEARTBEAT_INTERVAL_S = 5.0  # a ping this often notices a server that exited while idle
+PING_TIMEOUT_S = 10.0
+MAX_LISTED_TOOLS = 200  # tools taken from one server (across pages)
+STDERR_TAIL_CHARS = 400  # of a failed server's standard error, quoted in its status
+HTTP_CONNECT_TIMEOUT_S = 30.0
+HTTP_READ_TIMEOUT_S = 300.0  # a server may hold a response stream open while a tool runs
+
+ServerState = Literal["disabled", "starting", "running", "restarting", "failed", "stopped"]
+SecretLookup = Callable[[str], str | None]
+
+
+@dataclass(frozen=True)
+class RestartPolicy:
+    """How a server that exits is started again: delays double from ``first_delay_s`` up to ``max_delay_s``;
+    after ``max_attempts`` failures in a row it stays ``failed`` until the settings change. A connection that
+    stayed up ``stable_after_s`` resets the count."""
+
+    first_delay_s: float = 1.0
+    max_delay_s: float = 30.0
+    max_attempts: int = 5
+    stable_after_s: float = 60.0
+
+    def delay(self, attempt: int) -> float:
+        return min(self.first_delay_s * 2 ** (attempt - 1), self.max_delay_s)
+
+
+DEFAULT_RESTART_POLICY = RestartPolicy()
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    name: str
+    transport: str
+    state: ServerState
+    message: str | None = None
+    tools: tuple[str, ...] = ()  # the server's own tool names
+    restarts: int = 0
+
+
+class ServerNotRunning(Exception):
+    """A call reached a server that is not connected; the message is for the model and the user."""
+
+
+@dataclass
+class _Live:
+    session: ClientSession
+    lost: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class ServerConnection:
+    def __init__(self, settings: McpServerSettings, secret_lookup: SecretLookup | None = None, *,
+                 policy: RestartPolicy | None = None, connect_timeout: float = CONNECT_TIMEOUT_S,
+                 on_change: Callable[[ServerConnection], None] | None = None) -> None:
+        self.settings = settings
+        self.name = settings.name
+        self.secret_lookup = secret_lookup
+        self.policy = policy or DEFAULT_RESTART_POLICY
+        self.connect_timeout = connect_timeout
+        self.on_change = on_change
+        self.tools: list[types.Tool] = []  # the last listing; kept while the server is down
+        self._state: ServerState = "starting" if settings.enabled else "disabled"
+        self._message: str | None = None
+        self._restarts = 0
+        self._live: _Live | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._settled = asyncio.Event()  # the first attempt has connected or failed
+
+    # --- status -------------------------------------------------------------------------------------
+    def status(self) -> ServerStatus:
+        return ServerStatus(self.name, self.settings.transport, self._state, self._message,
+                            tuple(t.name for t in self.tools), self._restarts)
+
+    def _set(self, state: ServerState, message: str | None = None) -> None:
+        self._state, self._message = state, message
+        if state != "starting":
+            self._settled.set()
+        if self.on_change is not None:
+            try:
+                self.on_change(self)
+            except Exception:  # a listener's bug must not take the connection down
+                log.exception("MCP status listener failed")
+
+    async def wait_settled(self) -> None:
+        await self._settled.wait()
+
+    # --- lifecycle ----------------------------------------------------------------------------------
+    def start(self) -> None:
+        if self.settings.enabled and self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._supervise(), name=f"mcp:{self.name}")
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._live = None
+        self._set("stopped" if self.settings.enabled else "disabled")
+
+    async def _supervise(self) -> None:
+        failures = 0
+        while True:
+            self._set("starting", self._message)
+            started = time.monotonic()
+            try:
+                reason = await self._serve_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                reason = describe_failure(exc)
+            finally:
+                self._live = None
+            if time.monotonic() - started >= self.policy.stable_after_s:
+                failures = 0
+            failures += 1
+            if failures > self.policy.max_attempts:
+                self._set("failed", f"{reason}; gave up after {self.policy.max_attempts} restarts")
+                return
+            delay = self.policy.delay(failures)
+            self._restarts += 1
+            self._set("restarting", f"{reason}; restarting in {delay:g} s")
+            await asyncio.sleep(delay)
+
+    async def _serve_once(self) -> str:
+        """Connect, list the tools and serve calls until the server goes away; returns why it ended."""
+        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+            try:
+                async with contextlib.AsyncExitStack() as stack:
+                    read, write = await stack.enter_async_context(await self._transport(errlog))
+                    session = await stack.enter_async_context(ClientSession(read, write))
+                    async with asyncio.timeout(self.connect_timeout):
+                        await session.initialize()
+                        self.tools = await _list_tools(session)
+                    live = _Live(session)
+                    self._live = live
+                    self._set("running")
+                    return await self._watch(live)
+            except TimeoutError:
+                raise ConnectionError(f"no answer within {self.connect_timeout:g} s"
+                                      f"{_stderr_tail(errlog)}") from None
+            except Exception as exc:
+                raise ConnectionError(f"{describe_failure(exc)}{_stderr_tail(errlog)}") from exc
+
+    async def _transport(self, errlog: IO[str]) -> Any:
+        s = self.settings
+        secrets = await asyncio.to_thread(self._secrets)
+        if s.transport == "stdio":
+            assert s.command is not None
+            env = {**s.env, **{k: v for k, v in secrets.items() if k in s.secret_env}}
+            params = StdioServerParameters(command=s.command, args=s.args, env=env or None, cwd=s.cwd)
+            return stdio_client(params, errlog=errlog)
+        assert s.url is not None
+        headers = {**s.headers, **{k: v for k, v in secrets.items() if k in s.secret_headers}}
+        client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(HTTP_CONNECT_TIMEOUT_S,
+                                                                            read=HTTP_READ_TIMEOUT_S))
+        return _owning(client, streamable_http_client(s.url, http_client=client))
+
+    def _secrets(self) -> dict[str, str]:
+        names = [*self.settings.secret_env, *self.settings.secret_headers]
+        values: dict[str, str] = {}
+        for name in names:
+            value = self.secret_lookup(secret_entry(self.name, name)) if self.secret_lookup else None
+            if value is None:
+                raise ConnectionError(f"the secret {name} is not in the keyring (entry "
+                                      f"{secret_entry(self.name, name)}); set it with `parley keys set`")
+            values[name] = value
+        return values
+
+    async def _watch(self, live: _Live) -> str:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(HEARTBEAT_INTERVAL_S):
+                    await live.lost.wait()
+            if live.lost.is_set():
+                return "the server closed the connection"
+            try:
+                async with asyncio.timeout(PING_TIMEOUT_S):
+                    await live.session.send_ping()
+            except TimeoutError:
+                return f"the server did not answer a ping within {PING_TIMEOUT_S:g} s"
+            except MCPError as exc:
+                return f"the server closed the connection ({exc.error.message})"
+
+    # --- calls --------------------------------------------------------------------------------------
+    def not_running_message(self) -> str:
+        detail = f" ({self._state}: {self._message})" if self._message else f" ({self._state})"
+        return f"MCP server {self.name!r} is not running{detail}."
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        live = self._live
+        if live is None or live.lost.is_set():
+            raise ServerNotRunning(self.not_running_message())
+        try:
+            return await live.session.call_tool(tool, arguments)
+        except MCPError as exc:
+            if exc.error.code == types.CONNECTION_CLOSED:
+                live.lost.set()
+                raise ServerNotRunning(f"MCP server {self.name!r} is not running: it closed the connection "
+                                       "during the call.") from None
+            raise
+
+
+async def _list_tools(session: ClientSession) -> list[types.Tool]:
+    tools: list[types.Tool] = []
+    cursor: str | None = None
+    while len(tools) < MAX_LISTED_TOOLS:
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await session.list_tools(params=params)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return tools[:MAX_LISTED_TOOLS]
+
+
+@contextlib.asynccontextmanager
+async def _owning(client: httpx2.AsyncClient, transport: Any) -> Any:
+    async with client, transport as streams:
+        yield streams
+
+
+def _stderr_tail(errlog: IO[str]) -> str:
+    try:
+        errlog.flush()
+        errlog.seek(0)
+        text = errlog.read().strip()
+    except (OSError, ValueError):
+        return ""
+    if not text:
+        return ""
+    tail = text[-STDERR_TAIL_CHARS:]
+    return f"; its last output: {tail}"
+
+
+def describe_failure(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup):
+        inner = [e for e in exc.exceptions if not isinstance(e, asyncio.CancelledError)]
+        if inner:
+            return describe_failure(inner[0])
+    if isinstance(exc, FileNotFoundError):
+        return f"the command was not found ({exc.filename or exc})"
+    if isinstance(exc, ConnectionError) and str(exc):
+        return str(exc)
+    if isinstance(exc, MCPError):
+        return exc.error.message
+    if isinstance(exc, httpx2.HTTPError):
+        return f"{type(exc).__name__}: {exc}"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
