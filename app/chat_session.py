@@ -31,12 +31,13 @@ from app.storage.history import title_from_text
 from app.storage.replay import conversation_messages
 from app.storage.run_recorder import RunRecorder
 from app.storage.search import HistorySearch
-from app.tool_setup import add_mcp_tools
+from app.tool_setup import add_mcp_tools, tool_registry
 from app.window_approver import WindowApprover
 from orchestration.loop import RunRequest
 from orchestration.messages import Message, UserMessage
 from orchestration.providers import adapter_for
 from orchestration.providers.discovery import discover_local_servers
+from orchestration.providers.models import list_models
 from orchestration.run_trace import RunSummary, RunTrace
 from tools.mcp import McpManager, McpServerSettings, ServerStatus
 from tools.mcp import summary as mcp_summary
@@ -45,6 +46,9 @@ from widgets.add_provider_dialog import AddProviderDialog, NewProvider
 from widgets.composer import effort_for_request
 from widgets.conversation_list import ConversationItem, SearchHit
 from widgets.main_window import MainWindow
+from widgets.preferences_dialog import PreferencesDialog
+from widgets.preferences_keys import KeyActions
+from widgets.theme import ThemeController
 
 log = logging.getLogger(__name__)
 
@@ -58,15 +62,27 @@ def choose_export_path(suggested: str) -> str | None:
     return path or None
 
 
+def preference_keys(secrets: SecretStore) -> KeyActions:
+    """The preferences dialog's access to keys: through the SecretStore, which refuses plaintext storage."""
+    def keyring_problem() -> str | None:
+        status = secrets.status(probe=False)
+        return None if status.usable else (status.problem or f"The keyring ({status.backend}) cannot be used.")
+
+    return KeyActions(location=secrets.location, store=secrets.store, store_for_session=secrets.store_for_session,
+                      delete=secrets.delete, keyring_problem=keyring_problem)
+
+
 RegistryFactory = Callable[[Settings, Callable[[str], str | None]], ToolRegistry]
 DialogFactory = Callable[..., AddProviderDialog]
+PreferencesFactory = Callable[..., PreferencesDialog]
 
 
 class ChatSession(QObject):
     def __init__(self, window: MainWindow, history: History | None, settings: Settings, settings_path: Any,
                  secrets: SecretStore, registry_factory: RegistryFactory, *,
                  dialog_factory: DialogFactory = AddProviderDialog, storage_problem: str | None = None,
-                 discover: bool = True) -> None:
+                 discover: bool = True, theme: ThemeController | None = None,
+                 preferences_factory: PreferencesFactory = PreferencesDialog) -> None:
         super().__init__(window)
         self.window = window
         self.history = history
@@ -75,6 +91,9 @@ class ChatSession(QObject):
         self.secrets = secrets
         self.registry_factory = registry_factory
         self.dialog_factory = dialog_factory
+        self.preferences_factory = preferences_factory
+        self.theme = theme
+        self.preferences: PreferencesDialog | None = None
         self.controller = RunController(self)
         self.approver = WindowApprover(window.approval, lambda: self.settings, self.always_allow)
         self.conversation_id: int | None = None
@@ -96,6 +115,7 @@ class ChatSession(QObject):
         w.conversations.delete_requested.connect(self.delete)
         w.conversations.pin_requested.connect(self.pin)
         w.welcome.add_provider_requested.connect(self.add_provider)
+        w.preferences_requested.connect(self.open_preferences)
         self.controller.event_emitted.connect(w.handle_event)
         self.controller.run_finished.connect(self._run_finished)
         self.controller.crashed.connect(self._run_crashed)
@@ -108,6 +128,7 @@ class ChatSession(QObject):
         self.refresh_providers()
         self.refresh_conversations()
         self.start_mcp()
+        self.window.chat_view.set_font_size(self.settings.ui.font_size)
 
     # --- providers ----------------------------------------------------------------------------------
     def refresh_providers(self) -> None:
@@ -164,6 +185,41 @@ class ChatSession(QObject):
         self.refresh_providers()
         return new
 
+    # --- preferences --------------------------------------------------------------------------------
+    async def list_provider_models(self, entry: ProviderSettings, typed_key: str | None) -> list[str]:
+        """The dialog's "Test connection": the key typed in the dialog, else the stored one."""
+        key = typed_key or self.secrets.lookup(provider_entry(entry.id))
+        return [m.id for m in await list_models(provider_config(entry, key))]
+
+    def open_preferences(self) -> PreferencesDialog:
+        """Show the dialog (window-modal, not blocking the loop, so connection tests run); OK applies it."""
+        if self.preferences is not None and self.preferences.isVisible():
+            self.preferences.raise_()
+            return self.preferences
+        every_tool = tool_registry(Settings(), self._secret_lookup)  # deny policies hide tools from a run
+        self.mcp.register_into(every_tool)  # MCP tools listed so far get their policies here too
+        tools = [(tool.name, tool.description) for tool in every_tool]
+        dialog = self.preferences_factory(self.window, settings=self.settings, keys=preference_keys(self.secrets),
+                                          tools=tools, test_connection=self.list_provider_models)
+        dialog.accepted.connect(lambda: self.apply_preferences(dialog.result_settings()))
+        dialog.finished.connect(dialog.deleteLater)
+        self.preferences = dialog
+        dialog.open()
+        return dialog
+
+    def apply_preferences(self, settings: Settings) -> None:
+        """Save and apply at once: providers and models in the composer, theme, chat font size."""
+        settings = Settings.model_validate(settings.model_dump())
+        self.settings = settings
+        try:
+            save_settings(settings, self.settings_path)
+        except EnvironmentProblem as problem:
+            self.window.show_error_in_chat(f"{problem} The new preferences apply to this session only.")
+        self.refresh_providers()
+        if self.theme is not None:
+            self.theme.set_mode(settings.ui.theme)
+        self.window.chat_view.set_font_size(settings.ui.font_size)
+
     def always_allow(self, tool_name: str) -> None:
         """The approval panel's "Always allow": the tool's policy becomes ``allow`` and is saved."""
         self.settings.tools.approval[tool_name] = "allow"
@@ -202,7 +258,7 @@ class ChatSession(QObject):
         key = self.secrets.lookup(provider_entry(entry.id))
         if key is None and key_required(entry):
             raise EnvironmentProblem(f"No API key is stored for {entry.id}. Add it with "
-                                     f"`parley keys set {entry.id}` (Preferences come in a later version).")
+                                     f"Preferences (Ctrl+,) or with `parley keys set {entry.id}`.")
         config = provider_config(entry, key)
         self.window.inspector.set_secrets([key] if key else [])
         registry = self.registry_factory(self.settings, self._secret_lookup)

@@ -23,10 +23,11 @@ from widgets.theme import apply_theme
 if TYPE_CHECKING:
     from app.chat_session import ChatSession
     from app.secrets.store import SecretStore
+    from widgets.theme import ThemeController
 
 
 def attach_session(window: MainWindow, data_dir: str | None = None, secrets: SecretStore | None = None, *,
-                   discover: bool = True) -> ChatSession:
+                   discover: bool = True, theme: ThemeController | None = None) -> ChatSession:
     """Open settings, history and keyring and connect them to ``window``."""
     from app.chat_session import ChatSession
     from app.paths import resolve_paths
@@ -44,7 +45,7 @@ def attach_session(window: MainWindow, data_dir: str | None = None, secrets: Sec
     except StorageError as problem:
         problems.append(f"{problem} Conversations in this session will not be saved.")
     return ChatSession(window, history, loaded.settings, paths.settings, secrets or SecretStore(),
-                       tool_registry, storage_problem=" ".join(problems) or None, discover=discover)
+                       tool_registry, storage_problem=" ".join(problems) or None, discover=discover, theme=theme)
 
 
 def build_window(data_dir: str | None = None, secrets: SecretStore | None = None, *,
@@ -72,7 +73,7 @@ def main(data_dir: str | None = None) -> int:
     sessions: list[ChatSession] = []
 
     def attach() -> None:
-        session = attach_session(window, data_dir)
+        session = attach_session(window, data_dir, theme=theme)
         sessions.append(session)
         if session.settings.ui.theme != "system":
             theme.set_mode(session.settings.ui.theme)

@@ -108,6 +108,12 @@ def main() -> int:
             window.inspector.timeline.setCurrentItem(window.inspector.timeline.topLevelItem(0).child(0))
             loop.run_until_complete(asyncio.sleep(0.2))
             window.grab().save(str(out / f"inspector-{theme}.png"))
+            if theme == "light":
+                preferences = session.open_preferences()
+                preferences.resize(900, 600)
+                loop.run_until_complete(asyncio.sleep(0.2))
+                preferences.grab().save(str(out / "preferences-light.png"))
+                preferences.reject()
             session.history.close()
             window.close()
             del controller

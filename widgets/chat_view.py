@@ -118,6 +118,13 @@ class ChatView(QTextBrowser):
         """Code colours for a dark or light background."""
         self._highlighter.set_dark(dark)
 
+    def set_font_size(self, points: int) -> None:
+        """The chat text's size in points (Preferences > Appearance); code and headings scale with it."""
+        font = self.font()
+        font.setPointSize(points)
+        self.setFont(font)
+        self.document().setDefaultFont(font)
+
     # --- history ------------------------------------------------------------------------------------
     def set_messages(self, messages: list[ChatMessage]) -> None:
         """Show a conversation: the most recent page now, older pages on scroll up."""

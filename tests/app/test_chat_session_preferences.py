@@ -1,0 +1,94 @@
+"""Preferences from the real window: Ctrl+, opens the dialog, OK saves the file and applies at once, Cancel
+discards."""
+
+from __future__ import annotations
+
+import asyncio
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from app.gui import build_window
+from app.paths import resolve_paths
+from app.secrets.store import SecretStore
+from app.settings import ProviderSettings, Settings, load_settings, save_settings
+from tests.support.loopback import Response
+from tests.support.memory_keyring import MemoryKeyring
+from widgets.preferences_dialog import PreferencesDialog
+from widgets.theme import apply_theme
+
+FAKE_KEY = "test-key-not-real"
+
+
+def open_window(qtbot, keyring: MemoryKeyring):
+    window, session = build_window(secrets=SecretStore(keyring), discover=False)
+    qtbot.addWidget(window)
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)  # window shortcuts need an active window
+    return window, session
+
+
+def test_ok_saves_and_the_composer_offers_the_new_model(qtbot, qasync_loop, loopback, parley_home):
+    loopback.add("GET", "/v1/models", Response.json({"data": [{"id": "tiny-1"}, {"id": "tiny-2"}]}))
+    keyring = MemoryKeyring()
+    window, session = open_window(qtbot, keyring)
+    assert window.centre_stack.currentWidget() is window.welcome
+    qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
+    dialog = session.preferences
+    assert isinstance(dialog, PreferencesDialog) and dialog.isVisible()
+    assert "web_search" in dialog.tool_checks  # the registry's tools are listed
+
+    tab = dialog.providers
+    tab.add("custom")
+    tab.id.setText("local")
+    tab.base_url.setText(loopback.url + "/v1")
+    tab.key.field.setText(FAKE_KEY)
+    tab.key.store()
+    tab.test_connection()
+    qasync_loop.run_until_complete(asyncio.wait_for(tab.test_task, 5))
+    assert loopback.requests[0].header("Authorization") == f"Bearer {FAKE_KEY}"  # read back from the keyring
+    tab.model.setEditText("tiny-2")
+    dialog.font_size.setValue(15)
+    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+
+    assert not dialog.isVisible()
+    assert window.composer.current_model() == ("local", "tiny-2")
+    assert window.centre_stack.currentWidget() is not window.welcome
+    assert window.chat_view.font().pointSize() == 15
+    saved = load_settings(resolve_paths().settings)
+    assert saved.problem is None
+    assert [(p.id, p.default_model) for p in saved.settings.providers] == [("local", "tiny-2")]
+    assert saved.settings.default_provider == "local" and saved.settings.ui.font_size == 15
+    assert FAKE_KEY not in resolve_paths().settings.read_text()
+    assert keyring.entries[("parley", "provider:local")] == FAKE_KEY
+    session.history.close()
+
+
+def test_cancel_discards(qtbot, qasync_loop, parley_home):
+    paths = resolve_paths()
+    save_settings(Settings(providers=[ProviderSettings(id="keep", base_url="http://127.0.0.1:9/v1",
+                                                       default_model="m")], default_provider="keep"),
+                  paths.settings)
+    before = paths.settings.read_text()
+    window, session = open_window(qtbot, MemoryKeyring())
+    dialog = session.open_preferences()
+    dialog.providers.remove_current()
+    dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
+    dialog.reject()
+    assert paths.settings.read_text() == before
+    assert [p.id for p in session.settings.providers] == ["keep"] and session.settings.ui.theme == "system"
+    assert window.composer.current_model() == ("keep", "m")
+    session.history.close()
+
+
+def test_theme_applies_through_the_controller(qtbot, qasync_loop, parley_home):
+    theme = apply_theme(QApplication.instance(), "light")
+    _window, session = open_window(qtbot, MemoryKeyring())
+    session.theme = theme
+    dialog = session.open_preferences()
+    dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
+    dialog.buttons.accepted.emit()
+    assert theme.mode == "dark" and theme.scheme == "dark"
+    theme.set_mode("light")
+    session.history.close()
