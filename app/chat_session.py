@@ -39,7 +39,7 @@ from orchestration.providers import adapter_for
 from orchestration.providers.discovery import discover_local_servers
 from orchestration.providers.models import list_models
 from orchestration.run_trace import RunSummary, RunTrace
-from tools.mcp import McpManager, McpServerSettings, ServerStatus
+from tools.mcp import McpManager, McpServerSettings, ServerStatus, probe_server
 from tools.mcp import summary as mcp_summary
 from tools.registry import ToolRegistry
 from widgets.add_provider_dialog import AddProviderDialog, NewProvider
@@ -48,6 +48,7 @@ from widgets.conversation_list import ConversationItem, SearchHit
 from widgets.main_window import MainWindow
 from widgets.preferences_dialog import PreferencesDialog
 from widgets.preferences_keys import KeyActions
+from widgets.preferences_mcp import McpHooks
 from widgets.theme import ThemeController
 
 log = logging.getLogger(__name__)
@@ -102,6 +103,7 @@ class ChatSession(QObject):
         self._discovery: asyncio.Task[Any] | None = None
         self._discover_enabled = discover
         self._memory_history: list[Message] = []
+        self._mcp_reconnect: asyncio.Future[None] | None = None
         self.mcp = McpManager(settings.mcp_servers, self._secret_lookup)
         self.mcp.add_listener(self._mcp_changed)
 
@@ -200,7 +202,8 @@ class ChatSession(QObject):
         self.mcp.register_into(every_tool)  # MCP tools listed so far get their policies here too
         tools = [(tool.name, tool.description) for tool in every_tool]
         dialog = self.preferences_factory(self.window, settings=self.settings, keys=preference_keys(self.secrets),
-                                          tools=tools, test_connection=self.list_provider_models)
+                                          tools=tools, test_connection=self.list_provider_models,
+                                          mcp=self.mcp_hooks())
         dialog.accepted.connect(lambda: self.apply_preferences(dialog.result_settings()))
         dialog.finished.connect(dialog.deleteLater)
         self.preferences = dialog
@@ -208,8 +211,10 @@ class ChatSession(QObject):
         return dialog
 
     def apply_preferences(self, settings: Settings) -> None:
-        """Save and apply at once: providers and models in the composer, theme, chat font size."""
+        """Save and apply at once: providers and models in the composer, theme, chat font size; a changed MCP
+        server list reconnects in the background."""
         settings = Settings.model_validate(settings.model_dump())
+        mcp_changed = settings.mcp_servers != self.settings.mcp_servers
         self.settings = settings
         try:
             save_settings(settings, self.settings_path)
@@ -219,6 +224,8 @@ class ChatSession(QObject):
         if self.theme is not None:
             self.theme.set_mode(settings.ui.theme)
         self.window.chat_view.set_font_size(settings.ui.font_size)
+        if mcp_changed:
+            self._mcp_reconnect = asyncio.ensure_future(self.reconnect_mcp(settings.mcp_servers))
 
     def always_allow(self, tool_name: str) -> None:
         """The approval panel's "Always allow": the tool's policy becomes ``allow`` and is saved."""
@@ -452,10 +459,20 @@ class ChatSession(QObject):
     def mcp_statuses(self) -> list[ServerStatus]:
         return self.mcp.statuses()
 
+    def mcp_hooks(self) -> McpHooks:
+        """The Preferences tab's view of the servers; the listeners follow ``self.mcp`` when it is replaced."""
+        return McpHooks(statuses=self.mcp_statuses, add_listener=lambda listener: self.mcp.add_listener(listener),
+                        remove_listener=lambda listener: self.mcp.remove_listener(listener),
+                        probe=lambda server: probe_server(server, self._secret_lookup))
+
     async def apply_mcp_servers(self, servers: list[McpServerSettings]) -> None:
         """Save a changed server list and reconnect: every server is stopped and the enabled ones started."""
         self.settings = self.settings.model_copy(update={"mcp_servers": servers})
         save_settings(self.settings, self.settings_path)
+        await self.reconnect_mcp(servers)
+
+    async def reconnect_mcp(self, servers: list[McpServerSettings]) -> None:
+        """Stop every server and start the enabled ones of ``servers`` (already saved by the caller)."""
         self.mcp.remove_listener(self._mcp_changed)
         await self.mcp.aclose()
         self.mcp = McpManager(servers, self._secret_lookup)

@@ -1,9 +1,10 @@
-"""Preferences (Ctrl+,): providers, web search, tools and loop limits, appearance.
+"""Preferences (Ctrl+,): providers, web search, tools and loop limits, MCP servers, appearance.
 
 The dialog edits a copy of the settings and hands back a validated ``Settings`` from ``result_settings()``; it
 never reads or writes the settings file or the network itself. Keys go through the injected ``KeyActions`` as
 soon as the user stores them (they are not settings, and Cancel does not undo them); "Test connection" runs the
-injected async lister. Every problem is shown at its field and OK stays disabled until none is left.
+injected async lister, and the MCP tab's "Test" the injected probe (``McpHooks``). Every problem is shown at
+its field and OK stays disabled until none is left.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
 from app.settings.model import MAX_FONT_SIZE, MAX_SEARCH_RESULTS, MIN_FONT_SIZE, SEARCH_BACKENDS, Settings
 from orchestration.limits import LoopLimits
 from widgets.preferences_keys import KeyActions, KeyRow
+from widgets.preferences_mcp import McpHooks, McpServersTab
 from widgets.preferences_providers import ConnectionTester, ProvidersTab
 
 SEARCH_TITLES = {"": "DuckDuckGo (default, no key)", "tavily": "Tavily", "brave": "Brave Search", "exa": "Exa",
@@ -71,7 +73,8 @@ def _error_label() -> QLabel:
 
 class PreferencesDialog(QDialog):
     def __init__(self, parent: QWidget | None = None, *, settings: Settings, keys: KeyActions,
-                 tools: Sequence[tuple[str, str]] = (), test_connection: ConnectionTester | None = None) -> None:
+                 tools: Sequence[tuple[str, str]] = (), test_connection: ConnectionTester | None = None,
+                 mcp: McpHooks | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Preferences")
         self.setAccessibleName("Preferences")
@@ -94,6 +97,8 @@ class PreferencesDialog(QDialog):
         self.tabs.addTab(self.providers, "Providers")
         self.tabs.addTab(self._search_tab(settings), "Search")
         self.tabs.addTab(self._tools_tab(settings, tools), "Tools")
+        self.mcp_servers = McpServersTab(settings.mcp_servers, keys, mcp or McpHooks())
+        self.tabs.addTab(self.mcp_servers, "MCP servers")
         self.tabs.addTab(self._appearance_tab(settings), "Appearance")
 
         self.summary = _error_label()
@@ -108,6 +113,8 @@ class PreferencesDialog(QDialog):
         layout.addWidget(self.summary)
         layout.addWidget(self.buttons)
         self.providers.changed.connect(self.revalidate)
+        self.mcp_servers.changed.connect(self.revalidate)
+        self.finished.connect(self.mcp_servers.detach)
         self.revalidate()
 
     # --- tabs ---------------------------------------------------------------------------------------
@@ -237,7 +244,7 @@ class PreferencesDialog(QDialog):
 
     # --- validation and result ----------------------------------------------------------------------
     def problems(self) -> list[str]:
-        found = self.providers.all_problems()
+        found = self.providers.all_problems() + self.mcp_servers.all_problems()
         searxng_problem = self._searxng_problem()
         if searxng_problem:
             found.append(f"Search: SearXNG URL: {searxng_problem}")
@@ -297,5 +304,6 @@ class PreferencesDialog(QDialog):
                 approval.pop(name, None)
         data["tools"] = {"enabled": {k: v for k, v in enabled.items() if not v}, "approval": approval}
         data["limits"] = {name: box.value() for name, box in self.limit_fields.items()}
+        data["mcp_servers"] = [server.model_dump() for server in self.mcp_servers.result()]
         data["ui"] = {"theme": self.theme.currentData(), "font_size": self.font_size.value()}
         return Settings.model_validate(data)

@@ -1,0 +1,474 @@
+"""The MCP servers tab: the configured servers with their live status, a form to add or edit one, and "Test".
+
+Each server is edited as a dict of form values (the command line as one shell-like string, environment and
+headers as lines) and turned into ``McpServerSettings`` on every change; each problem is shown under its field.
+Secret environment variables and headers are only named here: their values go to the keyring through the
+injected ``KeyActions`` under ``mcp:<server>:<NAME>``, and the tab only ever says whether one is stored. The tab
+never connects itself: statuses, status changes and the "Test" probe come from the injected ``McpHooks``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shlex
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPlainTextEdit,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tools.mcp.connection import ServerStatus
+from tools.mcp.settings import ENV_NAME_PATTERN, SERVER_NAME_PATTERN, McpServerSettings, secret_entry
+from widgets.preferences_keys import KeyActions, KeyRow
+from widgets.preferences_providers import parse_headers
+
+StatusListener = Callable[[ServerStatus], None]
+HEADER_NAME_PATTERN = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"  # an HTTP token (RFC 9110)
+TOOLS_SHOWN = 12  # tool names listed in the test result line
+FORM_FIELDS = ("name", "command", "env", "secret_env", "url", "headers", "secret_headers")
+NEW_SERVER_NAME = "server"
+
+
+@dataclass(frozen=True)
+class McpHooks:
+    """What the tab may ask of the app: the live statuses, change notifications and a one-off connection test."""
+
+    statuses: Callable[[], list[ServerStatus]] = list
+    add_listener: Callable[[StatusListener], None] | None = None
+    remove_listener: Callable[[StatusListener], None] | None = None
+    probe: Callable[[McpServerSettings], Awaitable[ServerStatus]] | None = None
+
+
+def server_row(server: McpServerSettings, *, new: bool = False) -> dict[str, Any]:
+    command_line = shlex.join([server.command, *server.args]) if server.command else ""
+    return {"name": server.name, "transport": server.transport, "command": command_line, "cwd": server.cwd or "",
+            "env": "\n".join(f"{k}={v}" for k, v in server.env.items()), "secret_env": ", ".join(server.secret_env),
+            "url": server.url or "", "headers": "\n".join(f"{k}: {v}" for k, v in server.headers.items()),
+            "secret_headers": ", ".join(server.secret_headers), "enabled": server.enabled, "new": new}
+
+
+def parse_env(text: str) -> dict[str, str]:
+    """``NAME=value`` lines; blank lines are skipped. Raises ValueError naming a bad line."""
+    env: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        name, equals, value = line.partition("=")
+        if not equals or not re.fullmatch(ENV_NAME_PATTERN, name.strip()):
+            raise ValueError(f"line {number} is not “NAME=value” with a valid variable name")
+        env[name.strip()] = value
+    return env
+
+
+def parse_names(text: str, pattern: str, what: str) -> list[str]:
+    names = [n for n in re.split(r"[\s,]+", text) if n]
+    bad = [n for n in names if not re.fullmatch(pattern, n)]
+    if bad:
+        raise ValueError(f"not valid {what}: {', '.join(bad)}")
+    return list(dict.fromkeys(names))
+
+
+def row_problems(row: dict[str, Any]) -> tuple[McpServerSettings | None, dict[str, str]]:
+    """The validated server, or the problems by form field."""
+    problems: dict[str, str] = {}
+    name = row["name"].strip()
+    if not re.fullmatch(SERVER_NAME_PATTERN, name):
+        problems["name"] = "use letters, digits, '_' or '-' (up to 32), starting with a letter or digit"
+    fields: dict[str, Any] = {"name": name, "transport": row["transport"], "enabled": row["enabled"]}
+    if row["transport"] == "stdio":
+        try:
+            parts = shlex.split(row["command"])
+        except ValueError as error:  # an unclosed quote
+            parts, problems["command"] = [], f"cannot split the command line: {error}"
+        if not parts and "command" not in problems:
+            problems["command"] = "a stdio server needs a command"
+        fields.update(command=parts[0] if parts else None, args=parts[1:], cwd=row["cwd"].strip() or None)
+        for field, parse in (("env", lambda: parse_env(row["env"])),
+                             ("secret_env", lambda: parse_names(row["secret_env"], ENV_NAME_PATTERN,
+                                                                "variable names"))):
+            try:
+                fields[field] = parse()
+            except ValueError as error:
+                problems[field] = str(error)
+        clash = set(fields.get("env", {})) & set(fields.get("secret_env", []))
+        if clash:
+            problems["secret_env"] = f"{', '.join(sorted(clash))} is also a plain variable"
+    else:
+        url = row["url"].strip()
+        if not re.fullmatch(r"https?://[^\s/?#]+\S*", url):
+            problems["url"] = "give the server's URL, starting with http:// or https://"
+        fields["url"] = url
+        for field, parse in (("headers", lambda: parse_headers(row["headers"])),
+                             ("secret_headers", lambda: parse_names(row["secret_headers"], HEADER_NAME_PATTERN,
+                                                                    "header names"))):
+            try:
+                fields[field] = parse()
+            except ValueError as error:
+                problems[field] = str(error)
+        clash = {h.lower() for h in fields.get("headers", {})} & {h.lower() for h in fields.get("secret_headers", [])}
+        if clash:
+            problems["secret_headers"] = f"{', '.join(sorted(clash))} is also a plain header"
+    if problems:
+        return None, problems
+    try:
+        return McpServerSettings.model_validate(fields), {}
+    except ValidationError as error:  # a rule only the model knows; shown at the name
+        return None, {"name": "; ".join(e["msg"].removeprefix("Value error, ") for e in error.errors())}
+
+
+def describe_status(status: ServerStatus | None) -> str:
+    if status is None:
+        return "not connected yet (applies after OK)"
+    text = status.state
+    if status.state == "running":
+        text += f", {len(status.tools)} tools"
+    if status.message:
+        text += f": {status.message}"
+    return text
+
+
+class McpServersTab(QWidget):
+    changed = Signal()
+
+    def __init__(self, servers: list[McpServerSettings], keys: KeyActions, hooks: McpHooks,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows = [server_row(s) for s in servers]
+        self.hooks = hooks
+        self.test_task: asyncio.Future[None] | None = None
+        self._loading = False
+        self._statuses = {s.name: s for s in hooks.statuses()}
+
+        self.list = QListWidget()
+        self.list.setAccessibleName("MCP servers")
+        self.add_button = QPushButton("Add")
+        self.add_button.setAccessibleName("Add an MCP server")
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setAccessibleName("Remove the MCP server")
+        left = QVBoxLayout()
+        left.addWidget(self.list, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        left.addLayout(buttons)
+
+        self.name = QLineEdit()
+        self.name.setAccessibleName("Server name")
+        self.enabled = QCheckBox("Enabled (connect on start)")
+        self.enabled.setAccessibleName("Server enabled")
+        self.transport = QComboBox()
+        self.transport.setAccessibleName("Transport")
+        self.transport.addItem("stdio (a command Parley starts)", "stdio")
+        self.transport.addItem("http (streamable HTTP at a URL)", "http")
+        self.command = QLineEdit()
+        self.command.setAccessibleName("Command and arguments")
+        self.command.setPlaceholderText("uvx mcp-server-time --local-timezone UTC")
+        self.cwd = QLineEdit()
+        self.cwd.setAccessibleName("Working directory")
+        self.cwd.setPlaceholderText("default: Parley's")
+        self.env = QPlainTextEdit()
+        self.env.setAccessibleName("Environment")
+        self.env.setPlaceholderText("NAME=value, one per line (no secrets: name them below)")
+        self.env.setFixedHeight(56)
+        self.secret_env = QLineEdit()
+        self.secret_env.setAccessibleName("Secret variables")
+        self.secret_env.setPlaceholderText("API_TOKEN, OTHER_SECRET")
+        self.url = QLineEdit()
+        self.url.setAccessibleName("Server URL")
+        self.url.setPlaceholderText("https://example.org/mcp")
+        self.headers = QPlainTextEdit()
+        self.headers.setAccessibleName("Headers")
+        self.headers.setPlaceholderText("Name: value, one per line (no secrets: name them below)")
+        self.headers.setFixedHeight(56)
+        self.secret_headers = QLineEdit()
+        self.secret_headers.setAccessibleName("Secret headers")
+        self.secret_headers.setPlaceholderText("Authorization")
+        self.secret_name = QComboBox()
+        self.secret_name.setAccessibleName("Secret to set")
+        self.secret_key = KeyRow(keys, "Secret value")
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.setAccessibleName("Server status")
+        self.test_button = QPushButton("Test")
+        self.test_button.setAccessibleName("Test the MCP server")
+        self.test_button.setEnabled(hooks.probe is not None)
+        self.test_result = QLabel()
+        self.test_result.setWordWrap(True)
+        self.test_result.setAccessibleName("MCP test result")
+        self.errors = {name: self._error_label() for name in FORM_FIELDS}
+
+        stdio = QWidget()
+        stdio_form = QFormLayout(stdio)
+        stdio_form.setContentsMargins(0, 0, 0, 0)
+        stdio_form.addRow("Command", self._with_error(self.command, "command"))
+        stdio_form.addRow("Working directory", self.cwd)
+        stdio_form.addRow("Environment", self._with_error(self.env, "env"))
+        stdio_form.addRow("Secret variables", self._with_error(self.secret_env, "secret_env"))
+        http = QWidget()
+        http_form = QFormLayout(http)
+        http_form.setContentsMargins(0, 0, 0, 0)
+        http_form.addRow("URL", self._with_error(self.url, "url"))
+        http_form.addRow("Headers", self._with_error(self.headers, "headers"))
+        http_form.addRow("Secret headers", self._with_error(self.secret_headers, "secret_headers"))
+        self.transport_fields = QStackedWidget()
+        self.transport_fields.addWidget(stdio)
+        self.transport_fields.addWidget(http)
+
+        secret_row = QHBoxLayout()
+        secret_row.addWidget(self.secret_name)
+        secret_row.addWidget(self.secret_key, 1)
+        form = QFormLayout()
+        form.addRow("Name", self._with_error(self.name, "name"))
+        form.addRow("", self.enabled)
+        form.addRow("Transport", self.transport)
+        form.addRow(self.transport_fields)
+        form.addRow("Secret value", secret_row)
+        form.addRow("", self.secret_key.status)
+        form.addRow("Status", self.status)
+        form.addRow(self.test_button, self.test_result)
+        self.form_widget = QWidget()
+        self.form_widget.setLayout(form)
+
+        layout = QHBoxLayout(self)
+        layout.addLayout(left, 1)
+        layout.addWidget(self.form_widget, 3)
+
+        for row in self.rows:
+            self.list.addItem(self._item_text(row))
+        self.list.currentRowChanged.connect(self._load)
+        self.add_button.clicked.connect(lambda: self.add())
+        self.remove_button.clicked.connect(self.remove_current)
+        self.test_button.clicked.connect(self.test_server)
+        self.secret_name.currentIndexChanged.connect(self._secret_chosen)
+        for signal in (self.name.textChanged, self.enabled.toggled, self.transport.currentIndexChanged,
+                       self.command.textChanged, self.cwd.textChanged, self.env.textChanged,
+                       self.secret_env.textChanged, self.url.textChanged, self.headers.textChanged,
+                       self.secret_headers.textChanged):
+            signal.connect(self._store_form)
+        if hooks.add_listener is not None:
+            hooks.add_listener(self.status_changed)
+        self.list.setCurrentRow(0 if self.rows else -1)
+        self._load(self.list.currentRow())
+
+    def detach(self) -> None:
+        """Stop listening for status changes (the dialog is closing)."""
+        if self.hooks.remove_listener is not None:
+            self.hooks.remove_listener(self.status_changed)
+        if self.test_task is not None and not self.test_task.done():
+            self.test_task.cancel()
+
+    def _error_label(self) -> QLabel:
+        label = QLabel()
+        label.setObjectName("fieldError")
+        label.setWordWrap(True)
+        label.setStyleSheet("color: #c0392b")
+        label.hide()
+        return label
+
+    def _with_error(self, field: QWidget, name: str) -> QWidget:
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addWidget(field)
+        column.addWidget(self.errors[name])
+        self.errors[name].setAccessibleName(f"{field.accessibleName()} problem")
+        return box
+
+    # --- the list and live status -------------------------------------------------------------------
+    def current(self) -> dict[str, Any] | None:
+        index = self.list.currentRow()
+        return self.rows[index] if 0 <= index < len(self.rows) else None
+
+    def _status_of(self, row: dict[str, Any]) -> ServerStatus | None:
+        return None if row["new"] else self._statuses.get(row["name"])
+
+    def _item_text(self, row: dict[str, Any]) -> str:
+        status = self._status_of(row)
+        state = "new" if status is None else status.state
+        return f"{row['name'] or '(no name)'} — {state}"
+
+    def status_changed(self, status: ServerStatus) -> None:
+        """A listener on the app's MCP manager: refresh the list and the selected server's status line."""
+        self._statuses[status.name] = status
+        for index, row in enumerate(self.rows):
+            self.list.item(index).setText(self._item_text(row))
+        row = self.current()
+        if row is not None:
+            self.status.setText(describe_status(self._status_of(row)))
+
+    def add(self) -> None:
+        taken = {r["name"] for r in self.rows}
+        name, counter = NEW_SERVER_NAME, 1
+        while name in taken:
+            counter += 1
+            name = f"{NEW_SERVER_NAME}-{counter}"
+        self.rows.append({"name": name, "transport": "stdio", "command": "", "cwd": "", "env": "", "secret_env": "",
+                          "url": "", "headers": "", "secret_headers": "", "enabled": True, "new": True})
+        self.list.addItem(self._item_text(self.rows[-1]))
+        self.list.setCurrentRow(len(self.rows) - 1)
+        self.name.setFocus()
+        self.name.selectAll()
+        self.changed.emit()
+
+    def remove_current(self) -> None:
+        index = self.list.currentRow()
+        if not 0 <= index < len(self.rows):
+            return
+        del self.rows[index]
+        self.list.takeItem(index)
+        self._load(self.list.currentRow())
+        self.changed.emit()
+
+    # --- the form -----------------------------------------------------------------------------------
+    def _load(self, index: int) -> None:
+        row = self.rows[index] if 0 <= index < len(self.rows) else None
+        self.form_widget.setEnabled(row is not None)
+        self.remove_button.setEnabled(row is not None)
+        self._loading = True
+        try:
+            self.test_result.clear()
+            if row is None:
+                for field in (self.name, self.command, self.cwd, self.secret_env, self.url, self.secret_headers):
+                    field.clear()
+                self.env.clear()
+                self.headers.clear()
+                self.status.clear()
+                self._fill_secret_names(None)
+                return
+            self.name.setText(row["name"])
+            self.name.setReadOnly(not row["new"])
+            self.name.setToolTip("" if row["new"] else "The name prefixes the keyring entries of the server's "
+                                 "secrets; add a new server to use another name.")
+            self.enabled.setChecked(row["enabled"])
+            self.transport.setCurrentIndex(max(0, self.transport.findData(row["transport"])))
+            self.transport_fields.setCurrentIndex(0 if row["transport"] == "stdio" else 1)
+            self.command.setText(row["command"])
+            self.cwd.setText(row["cwd"])
+            self.env.setPlainText(row["env"])
+            self.secret_env.setText(row["secret_env"])
+            self.url.setText(row["url"])
+            self.headers.setPlainText(row["headers"])
+            self.secret_headers.setText(row["secret_headers"])
+            self.status.setText(describe_status(self._status_of(row)))
+            self._fill_secret_names(row)
+        finally:
+            self._loading = False
+        self.show_problems()
+
+    def _store_form(self) -> None:
+        row = self.current()
+        if self._loading or row is None:
+            return
+        row.update(enabled=self.enabled.isChecked(), transport=self.transport.currentData(),
+                   command=self.command.text(), cwd=self.cwd.text(), env=self.env.toPlainText(),
+                   secret_env=self.secret_env.text(), url=self.url.text(), headers=self.headers.toPlainText(),
+                   secret_headers=self.secret_headers.text())
+        if row["new"]:
+            row["name"] = self.name.text().strip()
+        self.transport_fields.setCurrentIndex(0 if row["transport"] == "stdio" else 1)
+        self.list.currentItem().setText(self._item_text(row))
+        self._loading = True
+        self._fill_secret_names(row)
+        self._loading = False
+        self.show_problems()
+        self.changed.emit()
+
+    # --- secrets ------------------------------------------------------------------------------------
+    def _fill_secret_names(self, row: dict[str, Any] | None) -> None:
+        names: list[str] = []
+        if row is not None:
+            text, pattern = ((row["secret_env"], ENV_NAME_PATTERN) if row["transport"] == "stdio"
+                             else (row["secret_headers"], HEADER_NAME_PATTERN))
+            names = [n for n in re.split(r"[\s,]+", text) if n and re.fullmatch(pattern, n)]
+        chosen = self.secret_name.currentText()
+        self.secret_name.blockSignals(True)
+        self.secret_name.clear()
+        self.secret_name.addItems(list(dict.fromkeys(names)))
+        if chosen in names:
+            self.secret_name.setCurrentText(chosen)
+        self.secret_name.blockSignals(False)
+        self._secret_chosen()
+
+    def _secret_chosen(self) -> None:
+        row = self.current()
+        secret = self.secret_name.currentText()
+        valid_name = row is not None and re.fullmatch(SERVER_NAME_PATTERN, row["name"].strip())
+        self.secret_key.set_entry(secret_entry(row["name"].strip(), secret) if row and secret and valid_name else "",
+                                  clear=False)
+        if not secret:
+            self.secret_key.status.setText("Name a secret variable or header above to store its value.")
+
+    # --- validation ---------------------------------------------------------------------------------
+    def problems_of(self, index: int) -> dict[str, str]:
+        row = self.rows[index]
+        _, problems = row_problems(row)
+        if "name" not in problems and any(r["name"].strip() == row["name"].strip() for r in self.rows[:index]):
+            problems["name"] = f"another server is already called {row['name']}"
+        return problems
+
+    def show_problems(self) -> None:
+        index = self.list.currentRow()
+        problems = self.problems_of(index) if 0 <= index < len(self.rows) else {}
+        for name, label in self.errors.items():
+            label.setText(problems.get(name, ""))
+            label.setVisible(name in problems)
+
+    def all_problems(self) -> list[str]:
+        return [f"MCP server {self.rows[i]['name'] or '(no name)'}: {field.replace('_', ' ')}: {message}"
+                for i in range(len(self.rows)) for field, message in self.problems_of(i).items()]
+
+    def result(self) -> list[McpServerSettings]:
+        """The servers as edited (call only when ``all_problems()`` is empty)."""
+        return [server for server, _ in (row_problems(r) for r in self.rows) if server is not None]
+
+    # --- test ---------------------------------------------------------------------------------------
+    def test_server(self) -> None:
+        row = self.current()
+        if row is None or self.hooks.probe is None:
+            return
+        server, _ = row_problems(row)
+        if server is None:
+            self.test_result.setText("Fix the marked fields first.")
+            return
+        if self.test_task is not None and not self.test_task.done():
+            self.test_task.cancel()
+        self.test_result.setText("Connecting…")
+        self.test_button.setEnabled(False)
+        self.test_task = asyncio.ensure_future(self._run_test(server, row))
+
+    async def _run_test(self, server: McpServerSettings, row: dict[str, Any]) -> None:
+        assert self.hooks.probe is not None
+        try:
+            status = await self.hooks.probe(server)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # an environment problem the probe did not turn into a status
+            status = ServerStatus(server.name, server.transport, "failed", str(error))
+        finally:
+            self.test_button.setEnabled(True)
+        if self.current() is not row:
+            return
+        if status.state != "running":
+            self.test_result.setText(f"Failed: {status.message or status.state}")
+            return
+        shown = ", ".join(status.tools[:TOOLS_SHOWN]) + (f" and {len(status.tools) - TOOLS_SHOWN} more"
+                                                         if len(status.tools) > TOOLS_SHOWN else "")
+        self.test_result.setText(f"Connected: {len(status.tools)} tools: {shown}" if status.tools
+                                 else "Connected, but the server lists no tools.")
