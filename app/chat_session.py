@@ -205,10 +205,14 @@ class ChatSession(QObject):
                                           tools=tools, test_connection=self.list_provider_models,
                                           mcp=self.mcp_hooks())
         dialog.accepted.connect(lambda: self.apply_preferences(dialog.result_settings()))
+        dialog.finished.connect(self._preferences_closed)
         dialog.finished.connect(dialog.deleteLater)
         self.preferences = dialog
         dialog.open()
         return dialog
+
+    def _preferences_closed(self) -> None:
+        self.preferences = None  # the dialog is deleted once closed; the next Ctrl+, builds a new one
 
     def apply_preferences(self, settings: Settings) -> None:
         """Save and apply at once: providers and models in the composer, theme, chat font size; a changed MCP

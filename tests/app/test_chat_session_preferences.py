@@ -4,6 +4,8 @@ discards."""
 from __future__ import annotations
 
 import asyncio
+import shlex
+import sys
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
@@ -18,6 +20,7 @@ from widgets.preferences_dialog import PreferencesDialog
 from widgets.theme import apply_theme
 
 FAKE_KEY = "test-key-not-real"
+MCP_READY_S = 40.0  # hang guard for the MCP server to start on a busy machine, not a speed assertion
 
 
 def open_window(qtbot, keyring: MemoryKeyring):
@@ -91,4 +94,35 @@ def test_theme_applies_through_the_controller(qtbot, qasync_loop, parley_home):
     dialog.buttons.accepted.emit()
     assert theme.mode == "dark" and theme.scheme == "dark"
     theme.set_mode("light")
+    session.history.close()
+
+
+def test_ok_with_a_new_mcp_server_reconnects_and_the_status_bar_reports_it(qtbot, qasync_loop, parley_home):
+    async def open_on_the_loop():  # the session starts MCP servers on the running loop, as in the app
+        return open_window(qtbot, MemoryKeyring())
+
+    window, session = qasync_loop.run_until_complete(open_on_the_loop())
+    assert window.mcp_label.text() == ""  # no server configured
+    dialog = session.open_preferences()
+    tab = dialog.mcp_servers
+    tab.add()
+    tab.name.setText("time")
+    tab.command.setText(shlex.join([sys.executable, "-m", "mcp_server_time", "--local-timezone", "UTC"]))
+    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    assert not dialog.isVisible()
+
+    async def until_running() -> None:
+        async with asyncio.timeout(MCP_READY_S):
+            while window.mcp_label.text() != "MCP: 1/1 running":  # noqa: ASYNC110 (a Qt label, no event)
+                await asyncio.sleep(0.02)
+
+    qasync_loop.run_until_complete(until_running())
+    assert [s.tools for s in session.mcp_statuses()] == [("get_current_time", "convert_time")]
+    saved = load_settings(resolve_paths().settings).settings
+    assert [(s.name, s.command) for s in saved.mcp_servers] == [("time", sys.executable)]
+
+    reopened = session.open_preferences()  # the tab shows the live status of the applied server
+    assert reopened.mcp_servers.list.item(0).text() == "time — running"
+    reopened.reject()
+    qasync_loop.run_until_complete(session.mcp.aclose())
     session.history.close()
