@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from app.settings.model import MAX_FONT_SIZE, MAX_SEARCH_RESULTS, MIN_FONT_SIZE, SEARCH_BACKENDS, Settings
 from orchestration.limits import LoopLimits
+from widgets.form_errors import error_label
 from widgets.preferences_keys import KeyActions, KeyRow
 from widgets.preferences_mcp import McpHooks, McpServersTab
 from widgets.preferences_providers import ConnectionTester, ProvidersTab
@@ -60,15 +61,6 @@ def limit_bounds(name: str) -> tuple[float, float]:
         elif isinstance(rule, Le):
             high = float(rule.le)
     return low, high
-
-
-def _error_label() -> QLabel:
-    label = QLabel()
-    label.setObjectName("fieldError")
-    label.setWordWrap(True)
-    label.setStyleSheet("color: #c0392b")
-    label.hide()
-    return label
 
 
 class PreferencesDialog(QDialog):
@@ -101,7 +93,7 @@ class PreferencesDialog(QDialog):
         self.tabs.addTab(self.mcp_servers, "MCP servers")
         self.tabs.addTab(self._appearance_tab(settings), "Appearance")
 
-        self.summary = _error_label()
+        self.summary = error_label()
         self.summary.setAccessibleName("Problems to fix")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
@@ -137,7 +129,7 @@ class PreferencesDialog(QDialog):
         self.searxng_url = QLineEdit(chosen.base_urls.get("searxng", ""))
         self.searxng_url.setAccessibleName("SearXNG base URL")
         self.searxng_url.setPlaceholderText("https://searx.example.org")
-        self.searxng_error = _error_label()
+        self.searxng_error = error_label()
         self.searxng_error.setAccessibleName("SearXNG base URL problem")
         self._other_base_urls = {k: v for k, v in chosen.base_urls.items() if k != "searxng"}
         url_box = QWidget()

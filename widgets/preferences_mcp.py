@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from tools.mcp.connection import ServerStatus
 from tools.mcp.settings import ENV_NAME_PATTERN, SERVER_NAME_PATTERN, McpServerSettings, secret_entry
+from widgets.form_errors import error_label, with_error
 from widgets.preferences_keys import KeyActions, KeyRow
 from widgets.preferences_providers import parse_headers
 
@@ -211,21 +212,21 @@ class McpServersTab(QWidget):
         self.test_result = QLabel()
         self.test_result.setWordWrap(True)
         self.test_result.setAccessibleName("MCP test result")
-        self.errors = {name: self._error_label() for name in FORM_FIELDS}
+        self.errors = {name: error_label() for name in FORM_FIELDS}
 
         stdio = QWidget()
         stdio_form = QFormLayout(stdio)
         stdio_form.setContentsMargins(0, 0, 0, 0)
-        stdio_form.addRow("Command", self._with_error(self.command, "command"))
+        stdio_form.addRow("Command", with_error(self.command, self.errors["command"]))
         stdio_form.addRow("Working directory", self.cwd)
-        stdio_form.addRow("Environment", self._with_error(self.env, "env"))
-        stdio_form.addRow("Secret variables", self._with_error(self.secret_env, "secret_env"))
+        stdio_form.addRow("Environment", with_error(self.env, self.errors["env"]))
+        stdio_form.addRow("Secret variables", with_error(self.secret_env, self.errors["secret_env"]))
         http = QWidget()
         http_form = QFormLayout(http)
         http_form.setContentsMargins(0, 0, 0, 0)
-        http_form.addRow("URL", self._with_error(self.url, "url"))
-        http_form.addRow("Headers", self._with_error(self.headers, "headers"))
-        http_form.addRow("Secret headers", self._with_error(self.secret_headers, "secret_headers"))
+        http_form.addRow("URL", with_error(self.url, self.errors["url"]))
+        http_form.addRow("Headers", with_error(self.headers, self.errors["headers"]))
+        http_form.addRow("Secret headers", with_error(self.secret_headers, self.errors["secret_headers"]))
         self.transport_fields = QStackedWidget()
         self.transport_fields.addWidget(stdio)
         self.transport_fields.addWidget(http)
@@ -234,7 +235,7 @@ class McpServersTab(QWidget):
         secret_row.addWidget(self.secret_name)
         secret_row.addWidget(self.secret_key, 1)
         form = QFormLayout()
-        form.addRow("Name", self._with_error(self.name, "name"))
+        form.addRow("Name", with_error(self.name, self.errors["name"]))
         form.addRow("", self.enabled)
         form.addRow("Transport", self.transport)
         form.addRow(self.transport_fields)
@@ -272,24 +273,6 @@ class McpServersTab(QWidget):
             self.hooks.remove_listener(self.status_changed)
         if self.test_task is not None and not self.test_task.done():
             self.test_task.cancel()
-
-    def _error_label(self) -> QLabel:
-        label = QLabel()
-        label.setObjectName("fieldError")
-        label.setWordWrap(True)
-        label.setStyleSheet("color: #c0392b")
-        label.hide()
-        return label
-
-    def _with_error(self, field: QWidget, name: str) -> QWidget:
-        box = QWidget()
-        column = QVBoxLayout(box)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(2)
-        column.addWidget(field)
-        column.addWidget(self.errors[name])
-        self.errors[name].setAccessibleName(f"{field.accessibleName()} problem")
-        return box
 
     # --- the list and live status -------------------------------------------------------------------
     def current(self) -> dict[str, Any] | None:

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from app.settings.model import ProviderSettings
 from orchestration.providers import ADAPTER_KINDS
 from orchestration.providers.presets import PRESETS
+from widgets.form_errors import error_label, with_error
 from widgets.preferences_keys import KeyActions, KeyRow
 
 ConnectionTester = Callable[[ProviderSettings, str | None], Awaitable[list[str]]]
@@ -134,16 +135,16 @@ class ProvidersTab(QWidget):
         self.test_result = QLabel()
         self.test_result.setWordWrap(True)
         self.test_result.setAccessibleName("Connection test result")
-        self.errors = {name: self._error_label() for name in FORM_FIELDS}
+        self.errors = {name: error_label() for name in FORM_FIELDS}
 
         self.form = QFormLayout()
         self.form.addRow("Preset", self.preset)
         self.form.addRow("Kind", self.kind)
-        self.form.addRow("Id", self._with_error(self.id, "id"))
-        self.form.addRow("Base URL", self._with_error(self.base_url, "base_url"))
-        self.form.addRow("Default model", self._with_error(self.model, "default_model"))
+        self.form.addRow("Id", with_error(self.id, self.errors["id"]))
+        self.form.addRow("Base URL", with_error(self.base_url, self.errors["base_url"]))
+        self.form.addRow("Default model", with_error(self.model, self.errors["default_model"]))
         self.form.addRow("Reasoning effort", self.effort)
-        self.form.addRow("Extra headers", self._with_error(self.headers, "headers"))
+        self.form.addRow("Extra headers", with_error(self.headers, self.errors["headers"]))
         self.form.addRow("", self.is_default)
         self.form.addRow("API key", self.key)
         self.form.addRow("", self.key.status)
@@ -168,24 +169,6 @@ class ProvidersTab(QWidget):
             signal.connect(self._store_form)
         self.list.setCurrentRow(0 if self.rows else -1)
         self._load(self.list.currentRow())
-
-    def _error_label(self) -> QLabel:
-        label = QLabel()
-        label.setObjectName("fieldError")
-        label.setWordWrap(True)
-        label.setStyleSheet("color: #c0392b")
-        label.hide()
-        return label
-
-    def _with_error(self, field: QWidget, name: str) -> QWidget:
-        box = QWidget()
-        column = QVBoxLayout(box)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(2)
-        column.addWidget(field)
-        column.addWidget(self.errors[name])
-        self.errors[name].setAccessibleName(f"{field.accessibleName()} problem")
-        return box
 
     # --- the list -----------------------------------------------------------------------------------
     def current(self) -> dict[str, Any] | None:
