@@ -104,6 +104,7 @@ class ChatSession(QObject):
         self._discover_enabled = discover
         self._memory_history: list[Message] = []
         self._mcp_reconnect: asyncio.Future[None] | None = None
+        self._mcp_server_reconnects: set[asyncio.Future[None]] = set()
         self.mcp = McpManager(settings.mcp_servers, self._secret_lookup)
         self.mcp.add_listener(self._mcp_changed)
 
@@ -467,7 +468,14 @@ class ChatSession(QObject):
         """The Preferences tab's view of the servers; the listeners follow ``self.mcp`` when it is replaced."""
         return McpHooks(statuses=self.mcp_statuses, add_listener=lambda listener: self.mcp.add_listener(listener),
                         remove_listener=lambda listener: self.mcp.remove_listener(listener),
-                        probe=lambda server: probe_server(server, self._secret_lookup))
+                        probe=lambda server: probe_server(server, self._secret_lookup),
+                        reconnect=self.reconnect_mcp_server)
+
+    def reconnect_mcp_server(self, name: str) -> None:
+        """Reconnect one server in the background (Preferences' Reconnect); its status reports the outcome."""
+        task = asyncio.ensure_future(self.mcp.reconnect(name))
+        self._mcp_server_reconnects.add(task)
+        task.add_done_callback(self._mcp_server_reconnects.discard)
 
     async def apply_mcp_servers(self, servers: list[McpServerSettings]) -> None:
         """Save a changed server list and reconnect: every server is stopped and the enabled ones started."""
@@ -487,6 +495,7 @@ class ChatSession(QObject):
         statuses = self.mcp.statuses()
         detail = "\n".join(f"{s.name}: {s.state}" + (f" ({s.message})" if s.message else "") for s in statuses)
         self.window.set_status(mcp=mcp_summary(statuses), mcp_detail=detail)
+        self.window.inspector.set_mcp_servers(statuses)
 
     # --- status -------------------------------------------------------------------------------------
     def _update_status(self) -> None:

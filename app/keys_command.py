@@ -12,8 +12,10 @@ from app.cli_context import secret_store, settings_from_args
 from app.secrets import EntryNameError, SecretStoreError, normalize_entry_name, provider_entry, search_entry
 from app.secrets.store import clean_key
 from app.settings.model import SEARCH_BACKENDS
+from tools.mcp import secret_entry
 
-NAME_HELP = "a provider id (e.g. openai), provider:ID, or search:BACKEND (" + ", ".join(SEARCH_BACKENDS) + ")"
+NAME_HELP = ("a provider id (e.g. openai), provider:ID, search:BACKEND (" + ", ".join(SEARCH_BACKENDS) + ") or "
+             "mcp:SERVER:NAME (a secret variable or header of an MCP server)")
 
 
 def add_parser(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -67,6 +69,8 @@ def _set(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     names = [provider_entry(p.id) for p in settings.providers] + [search_entry(b) for b in SEARCH_BACKENDS]
+    names += [secret_entry(m.name, secret) for m in settings.mcp_servers for secret in [*m.secret_env,
+                                                                                      *m.secret_headers]]
     store = secret_store()
     verdict = store.status(probe=False)
     rows = []

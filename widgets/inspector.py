@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from orchestration.run_trace import ModelCallTrace, RunSummary, RunTrace, ToolCallTrace
+from tools.mcp.connection import ServerStatus
 
 FRAME_MS = 16
 TIMELINE_COLUMN_WIDTHS = (130, 80, 260)  # step, status, time; details take the rest
@@ -82,6 +83,11 @@ class Inspector(QDockWidget):
         self.export_button.setAccessibleName("Export the whole run as JSON")
         self.export_button.clicked.connect(self._export)
         self.empty = QLabel("No runs in this conversation yet.")
+        self.mcp_servers = QLabel()
+        self.mcp_servers.setWordWrap(True)
+        self.mcp_servers.setAccessibleName("MCP server status")
+        self.mcp_servers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.mcp_servers.hide()
         buttons = QHBoxLayout()
         buttons.addWidget(self.empty, 1)
         buttons.addWidget(self.copy_button)
@@ -95,9 +101,29 @@ class Inspector(QDockWidget):
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.mcp_servers)
         layout.addWidget(split, 1)
         layout.addLayout(buttons)
         self.setWidget(body)
+
+    # --- MCP servers --------------------------------------------------------------------------------
+    def set_mcp_servers(self, statuses: list[ServerStatus]) -> None:
+        """One line per enabled server (state, tools, why it is down), so a failing MCP call can be read next to
+        the state of its server; hidden when no server is enabled."""
+        lines = []
+        for status in statuses:
+            if status.state == "disabled":
+                continue
+            line = f"MCP {status.name}: {status.state}"
+            if status.state == "running":
+                line += f", {len(status.tools)} tools"
+            if status.restarts:
+                line += f", {status.restarts} restarts"
+            if status.message:
+                line += f" ({status.message})"
+            lines.append(line)
+        self.mcp_servers.setText("\n".join(lines))
+        self.mcp_servers.setVisible(bool(lines))
 
     # --- runs ---------------------------------------------------------------------------------------
     def set_runs(self, runs: list[RunSummary]) -> None:

@@ -48,12 +48,14 @@ NEW_SERVER_NAME = "server"
 
 @dataclass(frozen=True)
 class McpHooks:
-    """What the tab may ask of the app: the live statuses, change notifications and a one-off connection test."""
+    """What the tab may ask of the app: the live statuses, change notifications, a one-off connection test and
+    a reconnect of a running server (with the settings in use, not the edits)."""
 
     statuses: Callable[[], list[ServerStatus]] = list
     add_listener: Callable[[StatusListener], None] | None = None
     remove_listener: Callable[[StatusListener], None] | None = None
     probe: Callable[[McpServerSettings], Awaitable[ServerStatus]] | None = None
+    reconnect: Callable[[str], None] | None = None
 
 
 def server_row(server: McpServerSettings, *, new: bool = False) -> dict[str, Any]:
@@ -206,6 +208,10 @@ class McpServersTab(QWidget):
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setAccessibleName("Server status")
+        self.reconnect_button = QPushButton("Reconnect")
+        self.reconnect_button.setAccessibleName("Reconnect the MCP server")
+        self.reconnect_button.setToolTip("Stop the server and connect it again with the settings in use (after a "
+                                         "secret was stored or the server was fixed); edits apply after OK.")
         self.test_button = QPushButton("Test")
         self.test_button.setAccessibleName("Test the MCP server")
         self.test_button.setEnabled(hooks.probe is not None)
@@ -241,7 +247,10 @@ class McpServersTab(QWidget):
         form.addRow(self.transport_fields)
         form.addRow("Secret value", secret_row)
         form.addRow("", self.secret_key.status)
-        form.addRow("Status", self.status)
+        status_row = QHBoxLayout()
+        status_row.addWidget(self.status, 1)
+        status_row.addWidget(self.reconnect_button)
+        form.addRow("Status", status_row)
         form.addRow(self.test_button, self.test_result)
         self.form_widget = QWidget()
         self.form_widget.setLayout(form)
@@ -256,6 +265,7 @@ class McpServersTab(QWidget):
         self.add_button.clicked.connect(lambda: self.add())
         self.remove_button.clicked.connect(self.remove_current)
         self.test_button.clicked.connect(self.test_server)
+        self.reconnect_button.clicked.connect(self.reconnect_current)
         self.secret_name.currentIndexChanged.connect(self._secret_chosen)
         for signal in (self.name.textChanged, self.enabled.toggled, self.transport.currentIndexChanged,
                        self.command.textChanged, self.cwd.textChanged, self.env.textChanged,
@@ -295,6 +305,20 @@ class McpServersTab(QWidget):
         row = self.current()
         if row is not None:
             self.status.setText(describe_status(self._status_of(row)))
+        self._update_reconnect()
+
+    def _update_reconnect(self) -> None:
+        row = self.current()
+        status = None if row is None else self._status_of(row)
+        self.reconnect_button.setEnabled(self.hooks.reconnect is not None and status is not None
+                                         and status.state not in ("disabled", "starting"))
+
+    def reconnect_current(self) -> None:
+        row = self.current()
+        if row is None or self.hooks.reconnect is None or self._status_of(row) is None:
+            return
+        self.reconnect_button.setEnabled(False)  # until the server reports its next state
+        self.hooks.reconnect(row["name"])
 
     def add(self) -> None:
         taken = {r["name"] for r in self.rows}
@@ -353,6 +377,7 @@ class McpServersTab(QWidget):
             self._fill_secret_names(row)
         finally:
             self._loading = False
+            self._update_reconnect()
         self.show_problems()
 
     def _store_form(self) -> None:

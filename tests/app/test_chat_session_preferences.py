@@ -16,6 +16,8 @@ from app.secrets.store import SecretStore
 from app.settings import ProviderSettings, Settings, load_settings, save_settings
 from tests.support.loopback import Response
 from tests.support.memory_keyring import MemoryKeyring
+from tests.tools.mcp.conftest import http_server
+from tools.mcp import McpServerSettings
 from widgets.preferences_dialog import PreferencesDialog
 from widgets.theme import apply_theme
 
@@ -126,3 +128,45 @@ def test_ok_with_a_new_mcp_server_reconnects_and_the_status_bar_reports_it(qtbot
     reopened.reject()
     qasync_loop.run_until_complete(session.mcp.aclose())
     session.history.close()
+
+
+def test_a_secret_stored_in_the_tab_and_reconnect_bring_a_failed_server_up(qtbot, qasync_loop, parley_home):
+    token = "Bearer test-token-not-real-prefs"
+    with http_server(require_header=f"Authorization={token}") as (_, url):
+        save_settings(Settings(mcp_servers=[McpServerSettings(name="web", transport="http", url=url,
+                                                              secret_headers=["Authorization"])]),
+                      resolve_paths().settings)
+        keyring = MemoryKeyring()
+
+        async def open_on_the_loop():  # no nested Qt loop here: it would hold back the tasks started on this one
+            return build_window(secrets=SecretStore(keyring), discover=False)
+
+        window, session = qasync_loop.run_until_complete(open_on_the_loop())
+        qtbot.addWidget(window)
+        window.show()
+
+        async def until_state(state: str) -> None:
+            async with asyncio.timeout(MCP_READY_S):
+                while session.mcp_statuses()[0].state != state:  # noqa: ASYNC110 (no event to wait on)
+                    await asyncio.sleep(0.02)
+
+        try:
+            qasync_loop.run_until_complete(until_state("failed"))
+            assert window.mcp_label.text() == "MCP: 0/1 running"
+            assert window.inspector.mcp_servers.text().startswith("MCP web: failed (the secret Authorization is")
+            tab = session.open_preferences().mcp_servers
+            assert tab.status.text().startswith("failed: the secret Authorization is not in the keyring")
+            assert tab.secret_name.currentText() == "Authorization"
+            tab.secret_key.field.setText(token)
+            tab.secret_key.store()
+            qtbot.mouseClick(tab.reconnect_button, Qt.MouseButton.LeftButton)
+            qasync_loop.run_until_complete(until_state("running"))
+            assert window.mcp_label.text() == "MCP: 1/1 running"
+            assert window.inspector.mcp_servers.text() == "MCP web: running, 5 tools"
+            assert tab.status.text() == "running, 5 tools"
+            assert list(keyring.entries.values()) == [token]
+        finally:
+            qasync_loop.run_until_complete(session.mcp.aclose())
+            if session.preferences is not None:
+                session.preferences.reject()
+            session.history.close()

@@ -70,3 +70,11 @@ def test_bad_input_is_usage_error(cli, memory_keyring, argv, stdin, message):
     result = cli(*argv, stdin=stdin)
     assert result.code == 2 and message in result.err
     assert memory_keyring.entries == {}
+
+
+def test_list_includes_the_secrets_of_mcp_servers(cli, memory_keyring):
+    assert cli("mcp", "add", "docs", "--url", "https://mcp.example/mcp", "--secret-header", "Authorization").code == 0
+    assert cli("keys", "set", "mcp:docs:Authorization", stdin=KEY).code == 0
+    rows = {r["name"]: r["stored"] for r in json.loads(cli("keys", "list", "--json").out)["keys"]}
+    assert rows["mcp:docs:Authorization"] == "keyring"
+    assert memory_keyring.entries[(SERVICE, "mcp:docs:Authorization")] == KEY

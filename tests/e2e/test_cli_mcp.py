@@ -8,9 +8,12 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.cli_process import run_parley
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.openai_wire import stream_response
+from tests.tools.mcp.conftest import http_server
 
 SECRET = "test-key-not-a-real-secret"
 TIME_SERVER = ["--", sys.executable, "-m", "mcp_server_time", "--local-timezone", "UTC"]
@@ -74,3 +77,24 @@ def test_chat_calls_an_mcp_tool_allowed_in_settings():
     result = next(e for e in events if e["type"] == "tool_result")
     assert (result["status"], result["category"]) == ("ok", "mcp")
     assert "".join(e["content"] for e in events if e["type"] == "content") == "The server said: Asia/Tokyo."
+
+
+@pytest.mark.secret_service
+@pytest.mark.skipif(not os.environ.get("DBUS_SESSION_BUS_ADDRESS"), reason="no D-Bus session (Secret Service)")
+def test_http_server_with_a_secret_header_from_the_keyring():
+    token = "Bearer test-token-not-a-real-secret-e2e"
+    with http_server(require_header=f"Authorization={token}") as (_, url):
+        assert run_parley("mcp", "add", "web", "--url", url, "--secret-header", "Authorization").returncode == 0
+        [before] = json.loads(run_parley("mcp", "list", "--json").stdout)
+        assert before["status"] == "failed"
+        assert "the secret Authorization is not in the keyring (entry mcp:web:Authorization" in before["message"]
+        stored = run_parley("keys", "set", "mcp:web:Authorization", stdin=token)
+        assert stored.returncode == 0, stored.stderr
+        try:
+            listed = run_parley("mcp", "list", "--json")
+        finally:
+            run_parley("keys", "delete", "mcp:web:Authorization")
+    [after] = json.loads(listed.stdout)
+    assert (after["status"], after["message"]) == ("running", None)
+    assert "web__echo" in after["tools"]
+    assert "test-token" not in settings_file().read_text()

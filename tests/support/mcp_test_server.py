@@ -1,8 +1,10 @@
-"""A small MCP server (official SDK, stdio) that misbehaves on request, for the MCP client's failure tests.
+"""A small MCP server (official SDK) that misbehaves on request, for the MCP client's failure tests.
 
-Run as ``python -m tests.support.mcp_test_server [--start-delay SECONDS]``. Tools: ``echo``, ``crash`` (the
-process exits mid-call), ``hang`` (never answers), ``huge`` (a result of N characters), ``picture`` (an image,
-an embedded text resource and a resource link).
+Run as ``python -m tests.support.mcp_test_server [--start-delay SECONDS]`` for stdio, or add ``--http PORT``
+(0 picks a free port) to serve streamable HTTP on 127.0.0.1; it then prints ``listening on URL`` as its first
+line of output. ``--require-header NAME=VALUE`` makes the HTTP server answer 401 to requests without that
+header. Tools: ``echo``, ``crash`` (the process exits mid-call), ``hang`` (never answers), ``huge`` (a result of
+N characters), ``picture`` (an image, an embedded text resource and a resource link).
 """
 
 from __future__ import annotations
@@ -10,7 +12,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import socket
+import sys
 import time
+from typing import Any
 
 from mcp import types
 from mcp.server.mcpserver import MCPServer
@@ -56,17 +61,54 @@ async def picture() -> list[types.ContentBlock]:
     ]
 
 
+def requiring_header(app: Any, name: str, value: str) -> Any:
+    """Wrap an ASGI app so HTTP requests without ``name: value`` get 401, as a server behind a token would."""
+    wanted = (name.lower().encode("latin-1"), value.encode("latin-1"))
+
+    async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and wanted not in scope["headers"]:
+            await send({"type": "http.response.start", "status": 401,
+                        "headers": [(b"content-type", b"text/plain")]})
+            await send({"type": "http.response.body", "body": b"missing or wrong credentials"})
+            return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+def serve_http(port: int, required_header: str | None) -> None:
+    import uvicorn
+
+    app: Any = server.streamable_http_app()
+    if required_header:
+        name, _, value = required_header.partition("=")
+        app = requiring_header(app, name, value)
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(16)  # clients that connect before uvicorn serves wait in the backlog instead of being refused
+    print(f"listening on http://127.0.0.1:{listener.getsockname()[1]}/mcp", flush=True)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    asyncio.run(uvicorn.Server(config).serve(sockets=[listener]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--start-delay", type=float, default=0.0)
     parser.add_argument("--exit-after", type=float, default=None, help="exit this many seconds after starting")
+    parser.add_argument("--http", type=int, default=None, metavar="PORT", help="serve streamable HTTP on PORT")
+    parser.add_argument("--require-header", default=None, metavar="NAME=VALUE")
     args = parser.parse_args()
     time.sleep(args.start_delay)
     if args.exit_after is not None:
         import threading
 
         threading.Timer(args.exit_after, os._exit, args=(5,)).start()
-    server.run()
+    if args.http is None:
+        server.run()
+    else:
+        sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+        serve_http(args.http, args.require_header)
 
 
 if __name__ == "__main__":

@@ -95,3 +95,25 @@ def test_selecting_rows_shows_json_copy_and_export(qtbot):
         inspector.export_button.click()
     run_id, document = blocker.args
     assert run_id == "run-x" and json.loads(document)["model_calls"][0]["tools"][0]["status"] == "ok"
+
+
+def test_mcp_server_status_is_shown_above_the_runs(qtbot):
+    from tools.mcp import ServerStatus
+
+    inspector = Inspector()
+    qtbot.addWidget(inspector)
+    inspector.show()
+    assert not inspector.mcp_servers.isVisible()  # no servers configured
+    inspector.set_mcp_servers([
+        ServerStatus("time", "stdio", "running", None, ("get_current_time", "convert_time")),
+        ServerStatus("web", "http", "restarting", "could not connect to http://127.0.0.1:9/mcp; restarting in 2 s",
+                     restarts=2),
+        ServerStatus("off", "stdio", "disabled"),
+    ])
+    assert inspector.mcp_servers.isVisible()
+    assert inspector.mcp_servers.text().splitlines() == [
+        "MCP time: running, 2 tools",
+        "MCP web: restarting, 2 restarts (could not connect to http://127.0.0.1:9/mcp; restarting in 2 s)",
+    ]
+    inspector.set_mcp_servers([ServerStatus("off", "stdio", "disabled")])
+    assert not inspector.mcp_servers.isVisible()

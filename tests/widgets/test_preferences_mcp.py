@@ -143,3 +143,26 @@ def test_statuses_are_listed_and_refreshed_by_the_listener(qtbot):
     assert dialog.result_settings().mcp_servers == []
     dialog.reject()
     assert removed == [listener]  # the closed dialog no longer listens
+
+
+def test_reconnect_asks_the_app_for_a_saved_server_only(qtbot):
+    listeners: list[StatusListener] = []
+    asked: list[str] = []
+    hooks = McpHooks(statuses=lambda: [ServerStatus("web", "http", "starting")], add_listener=listeners.append,
+                     reconnect=asked.append)
+    dialog = make_dialog(qtbot, Settings(mcp_servers=[
+        McpServerSettings(name="web", transport="http", url="http://127.0.0.1:9/mcp")]), hooks)
+    tab = dialog.mcp_servers
+    assert not tab.reconnect_button.isEnabled()  # still starting
+    [listener] = listeners
+    listener(ServerStatus("web", "http", "failed", "the secret Authorization is not in the keyring"))
+    assert tab.reconnect_button.isEnabled()
+    qtbot.mouseClick(tab.reconnect_button, Qt.MouseButton.LeftButton)
+    assert asked == ["web"]
+    assert not tab.reconnect_button.isEnabled()  # until the server reports again
+    listener(ServerStatus("web", "http", "running", None, ("echo",)))
+    assert tab.reconnect_button.isEnabled()
+    tab.add()  # a server not applied yet has nothing to reconnect
+    assert not tab.reconnect_button.isEnabled()
+    tab.list.setCurrentRow(0)
+    assert tab.reconnect_button.isEnabled()

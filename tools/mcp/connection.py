@@ -72,6 +72,14 @@ class ServerNotRunning(Exception):
     """A call reached a server that is not connected; the message is for the model and the user."""
 
 
+class SetupProblem(ConnectionError):
+    """A failure that starting the server again will not fix (a secret missing from the keyring, credentials
+    the server refuses): the server is marked failed at once instead of being restarted."""
+
+
+SETUP_HINT = "fix it in Preferences > MCP servers and press Reconnect"
+
+
 @dataclass
 class _Live:
     session: ClientSession
@@ -95,6 +103,7 @@ class ServerConnection:
         self._live: _Live | None = None
         self._task: asyncio.Task[None] | None = None
         self._settled = asyncio.Event()  # the first attempt has connected or failed
+        self._http_refusal: httpx2.Response | None = None  # the last HTTP error status the server answered
 
     # --- status -------------------------------------------------------------------------------------
     def status(self) -> ServerStatus:
@@ -128,6 +137,14 @@ class ServerConnection:
         self._live = None
         self._set("stopped" if self.settings.enabled else "disabled")
 
+    async def reconnect(self) -> None:
+        """Start over after the user fixed something (a secret, the server itself): the restart count is reset."""
+        await self.stop()
+        if self.settings.enabled:
+            self._restarts, self._message = 0, None
+            self._settled.clear()
+            self.start()
+
     async def _supervise(self) -> None:
         failures = 0
         while True:
@@ -137,6 +154,9 @@ class ServerConnection:
                 reason = await self._serve_once()
             except asyncio.CancelledError:
                 raise
+            except SetupProblem as exc:
+                self._set("failed", f"{exc}; {SETUP_HINT}")
+                return
             except Exception as exc:
                 reason = describe_failure(exc)
             finally:
@@ -169,8 +189,40 @@ class ServerConnection:
             except TimeoutError:
                 raise ConnectionError(f"no answer within {self.connect_timeout:g} s"
                                       f"{_stderr_tail(errlog)}") from None
+            except SetupProblem:
+                raise
             except Exception as exc:
-                raise ConnectionError(f"{describe_failure(exc)}{_stderr_tail(errlog)}") from exc
+                refusal = self._refusal_problem()
+                if refusal is not None:
+                    raise refusal from exc
+                raise ConnectionError(f"{self._describe(exc)}{_stderr_tail(errlog)}") from exc
+
+    def _refusal_problem(self) -> ConnectionError | None:
+        """The HTTP status the server refused the connection with, said plainly (the SDK reports it as a bare
+        "Server returned an error response")."""
+        response, self._http_refusal = self._http_refusal, None
+        if response is None:
+            return None
+        said = f"the server answered HTTP {response.status_code} {response.reason_phrase}".rstrip()
+        if response.status_code in (401, 403):
+            secret = self.settings.secret_headers
+            where = (f"check the secret header {', '.join(secret)} (keyring entry "
+                     f"{', '.join(secret_entry(self.name, h) for h in secret)})" if secret else
+                     "it may need a secret header such as Authorization")
+            return SetupProblem(f"{said}: it refused the credentials; {where}")
+        return ConnectionError(said)
+
+    def _describe(self, exc: BaseException) -> str:
+        cause = _innermost(exc)
+        if isinstance(cause, httpx2.ConnectError):
+            return f"could not connect to {self.settings.url} ({cause})"
+        if isinstance(cause, httpx2.TimeoutException):
+            return f"{self.settings.url} did not answer in time ({type(cause).__name__})"
+        return describe_failure(exc)
+
+    async def _note_refusal(self, response: httpx2.Response) -> None:
+        if response.status_code >= 400 and self._live is None:  # while connecting; calls report their own
+            self._http_refusal = response
 
     async def _transport(self, errlog: IO[str]) -> Any:
         s = self.settings
@@ -182,8 +234,8 @@ class ServerConnection:
             return stdio_client(params, errlog=errlog)
         assert s.url is not None
         headers = {**s.headers, **{k: v for k, v in secrets.items() if k in s.secret_headers}}
-        client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(HTTP_CONNECT_TIMEOUT_S,
-                                                                            read=HTTP_READ_TIMEOUT_S))
+        client = httpx2.AsyncClient(headers=headers, event_hooks={"response": [self._note_refusal]},
+                                    timeout=httpx2.Timeout(HTTP_CONNECT_TIMEOUT_S, read=HTTP_READ_TIMEOUT_S))
         return _owning(client, streamable_http_client(s.url, http_client=client))
 
     def _secrets(self) -> dict[str, str]:
@@ -192,8 +244,8 @@ class ServerConnection:
         for name in names:
             value = self.secret_lookup(secret_entry(self.name, name)) if self.secret_lookup else None
             if value is None:
-                raise ConnectionError(f"the secret {name} is not in the keyring (entry "
-                                      f"{secret_entry(self.name, name)}); set it with `parley keys set`")
+                raise SetupProblem(f"the secret {name} is not in the keyring (entry {secret_entry(self.name, name)},"
+                                   " set with `parley keys set`)")
             values[name] = value
         return values
 
@@ -263,11 +315,18 @@ def _stderr_tail(errlog: IO[str]) -> str:
     return f"; its last output: {tail}"
 
 
-def describe_failure(exc: BaseException) -> str:
-    if isinstance(exc, BaseExceptionGroup):
+def _innermost(exc: BaseException) -> BaseException:
+    """The first real failure inside task-group wrappers."""
+    while isinstance(exc, BaseExceptionGroup):
         inner = [e for e in exc.exceptions if not isinstance(e, asyncio.CancelledError)]
-        if inner:
-            return describe_failure(inner[0])
+        if not inner:
+            break
+        exc = inner[0]
+    return exc
+
+
+def describe_failure(exc: BaseException) -> str:
+    exc = _innermost(exc)
     if isinstance(exc, FileNotFoundError):
         return f"the command was not found ({exc.filename or exc})"
     if isinstance(exc, ConnectionError) and str(exc):

@@ -70,6 +70,12 @@ class McpManager:
         self._configure(servers)
         self.start()
 
+    async def reconnect(self, name: str) -> None:
+        """Stop one server and connect it again (the Preferences tab's Reconnect); unknown names are ignored."""
+        connection = self._connections.get(name)
+        if connection is not None:
+            await connection.reconnect()
+
     async def aclose(self) -> None:
         await asyncio.gather(*(c.stop() for c in self._connections.values()))
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
+import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tools.mcp import McpServerSettings, RestartPolicy
@@ -32,3 +34,19 @@ async def until(condition: Callable[[], bool], seconds: float = READY_S) -> None
             if condition():
                 return
             await asyncio.sleep(0.02)
+
+
+@contextlib.contextmanager
+def http_server(port: int = 0, *, require_header: str | None = None) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """tests/support's server on streamable HTTP in its own process; yields the process and the URL it serves."""
+    extra = ["--require-header", require_header] if require_header else []
+    process = subprocess.Popen([sys.executable, "-m", "tests.support.mcp_test_server", "--http", str(port), *extra],
+                               cwd=REPO, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith("listening on "), f"the HTTP test server did not start: {first!r}"
+        yield process, first.split()[-1]
+    finally:
+        process.kill()
+        process.wait(READY_S)
