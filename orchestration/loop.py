@@ -166,7 +166,7 @@ class RunLoop:
             tool_calling_calls += 1
             turn = ToolTurn(self.tools, self.limits, events, self._emit, self.approver, state.run_id,
                             request.conversation_id)
-            results = await turn.execute(calls, offered)
+            results = await turn.execute(calls, state.sent_tools)  # a tool the model was not sent does not run
             history.extend(results)
             state.new_messages.extend(results)
             tool_only_streak = tool_only_streak + 1 if not message.text.strip() else 0
@@ -184,6 +184,7 @@ class RunLoop:
         caps = self.adapter.capabilities.for_model(request.model)
         tools = self.tools.specs(offered) if offered and not state.tools_rejected else []
         tools = self._within_tool_limit(tools, history, caps.max_tools, state)
+        state.sent_tools = [t.name for t in tools]
         parallel = request.parallel_tool_calls
         if parallel is None:
             parallel = caps.parallel_tool_calls_default
@@ -290,6 +291,7 @@ class _RunState:
         self.partial: _Partial | None = None
         self.partial_message: AssistantMessage | None = None
         self.tools_rejected = False
+        self.sent_tools: list[str] = []  # the tools in the latest model request
         self.tools_limited_warned = False
         self.format_warned = False
 

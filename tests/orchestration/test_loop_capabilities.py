@@ -72,6 +72,21 @@ async def test_tool_limit_sends_the_most_relevant_and_warns_once() -> None:
     assert "at most 2 tools" in warning.message and "b, c" in warning.message
 
 
+async def test_a_tool_left_out_by_the_limit_is_not_run_when_called() -> None:
+    request = RunRequest(model="m", messages=[UserMessage(content="hi")], tool_names=["a", "b", "c"])
+
+    def told_what_is_available(model_request: ModelRequest) -> None:
+        result = model_request.messages[-1]
+        assert isinstance(result, ToolResultMessage) and result.status == "error"
+        assert result.content == "Unknown tool 'c'. Available tools: a, b."
+
+    model, events = await run(Capabilities(max_tools=2), request,
+                              [Step(calls=[("c", {})]), Step(text="done", check=told_what_is_available)],
+                              registry("a", "b", "c"))
+    assert [t.name for t in model.requests[0].tools] == ["a", "b"]
+    assert [e.type for e in events if e.type.startswith("tool_")] == ["tool_calls", "tool_result"]  # never executed
+
+
 async def test_no_warning_within_the_limit() -> None:
     model, events = await run(Capabilities(max_tools=2), hi(tool_names=["a", "b"]), [Step(text="x")])
     assert len(model.requests[0].tools) == 2 and warnings(events) == []

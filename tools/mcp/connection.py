@@ -36,6 +36,14 @@ STDERR_TAIL_CHARS = 400  # of a failed server's standard error, quoted in its st
 HTTP_CONNECT_TIMEOUT_S = 30.0
 HTTP_READ_TIMEOUT_S = 300.0  # a server may hold a response stream open while a tool runs
 
+LAUNCHER_HINTS = {  # what to install when a common MCP launcher is missing
+    "uvx": "; uvx comes with uv (https://docs.astral.sh/uv/)",
+    "uv": "; install uv (https://docs.astral.sh/uv/)",
+    "npx": "; npx comes with Node.js (https://nodejs.org/)",
+    "node": "; install Node.js (https://nodejs.org/)",
+    "docker": "; install Docker, or give the server's own command",
+}
+
 ServerState = Literal["disabled", "starting", "running", "restarting", "failed", "stopped"]
 SecretLookup = Callable[[str], str | None]
 
@@ -328,7 +336,9 @@ def _innermost(exc: BaseException) -> BaseException:
 def describe_failure(exc: BaseException) -> str:
     exc = _innermost(exc)
     if isinstance(exc, FileNotFoundError):
-        return f"the command was not found ({exc.filename or exc})"
+        command = str(exc.filename or exc)
+        hint = LAUNCHER_HINTS.get(command.rsplit("/", 1)[-1].removesuffix(".exe"), "")
+        return f"the command was not found ({command}){hint}"
     if isinstance(exc, ConnectionError) and str(exc):
         return str(exc)
     if isinstance(exc, MCPError):

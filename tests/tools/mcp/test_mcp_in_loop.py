@@ -185,3 +185,6 @@ async def test_probe_lists_a_servers_tools_or_says_why_it_failed():
     missing = await probe_server(McpServerSettings(name="gone", command="/nonexistent/mcp-server"), seconds=READY_S)
     assert missing.state == "failed"
     assert missing.message.startswith("the command was not found (/nonexistent/mcp-server)")
+    uvx = await probe_server(McpServerSettings(name="u", command="/nonexistent/bin/uvx", args=["mcp-server-time"]),
+                             seconds=READY_S)
+    assert uvx.message.startswith("the command was not found (/nonexistent/bin/uvx); uvx comes with uv (https://")
