@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-CONTRACT_VERSION = "1.1"
+CONTRACT_VERSION = "1.2"
 
 ToolStatus = Literal["ok", "error", "timeout", "denied"]
 FinishReason = Literal["stop", "length", "tool_limit", "max_iterations", "cancelled", "error"]
@@ -25,7 +25,7 @@ class _Event(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    v: Literal["1.1"] = CONTRACT_VERSION
+    v: Literal["1.1", "1.2"] = CONTRACT_VERSION  # 1.1 events (stored by earlier versions) still parse
     run_id: str
     seq: int = Field(ge=0, description="strictly increasing within a run")
     ts: int = Field(description="epoch milliseconds")
@@ -124,6 +124,23 @@ class ModelCallFinished(_Event):
     cached_tokens: int = 0
 
 
+class ModelExchange(_Event):
+    """What went over the wire for one model call, for the inspector (added in 1.2): the request body as sent
+    and the start of the response body as received, each cut to a limit, with credentials redacted. Emitted when
+    the call ends (finished, failed or cancelled); not emitted by models that are not reached over HTTP."""
+
+    type: Literal["model_exchange"] = "model_exchange"
+    method: str
+    path: str = Field(description="relative to the provider's base URL")
+    attempts: int = Field(1, description="requests sent (retries included); the bodies are the last attempt's")
+    request_body: str = Field(description="the JSON sent, cut to the capture limit")
+    request_omitted_chars: int = 0
+    status: int | None = Field(None, description="HTTP status; None when no response arrived")
+    content_type: str | None = None
+    response_body: str = Field("", description="the raw response (SSE, NDJSON or JSON) as received, cut")
+    response_omitted_bytes: int = 0
+
+
 class RunError(_Event):
     type: Literal["error"] = "error"
     message: str
@@ -148,6 +165,7 @@ RunEvent = Annotated[
     | Usage
     | ModelCallStarted
     | ModelCallFinished
+    | ModelExchange
     | RunError
     | Done,
     Field(discriminator="type"),
@@ -157,7 +175,7 @@ _EVENT_ADAPTER: TypeAdapter[RunEvent] = TypeAdapter(RunEvent)
 EVENT_TYPES: frozenset[str] = frozenset(
     m.model_fields["type"].default
     for m in (RunStarted, ReasoningDelta, ContentDelta, ToolCalls, ToolExecuting, ToolResult, RunWarning, Usage,
-              ModelCallStarted, ModelCallFinished, RunError, Done)
+              ModelCallStarted, ModelCallFinished, ModelExchange, RunError, Done)
 )
 
 
@@ -202,6 +220,7 @@ __all__ = [
     "FinishReason",
     "ModelCallFinished",
     "ModelCallStarted",
+    "ModelExchange",
     "ReasoningDelta",
     "RunError",
     "RunEvent",

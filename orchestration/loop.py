@@ -33,6 +33,7 @@ from orchestration.events import (
     FinishReason,
     ModelCallFinished,
     ModelCallStarted,
+    ModelExchange,
     ReasoningDelta,
     RunError,
     RunEvent,
@@ -47,6 +48,7 @@ from orchestration.messages import AssistantMessage, Message, ReasoningPart, Tex
 from orchestration.tool_api import ToolSet, ToolSpec
 from orchestration.tool_selection import select_tools
 from orchestration.tool_turn import Approver, Emit, ToolTurn
+from orchestration.wire_capture import capture_wire
 
 
 @dataclass
@@ -212,46 +214,52 @@ class RunLoop:
             max_output_tokens=model_request.max_output_tokens))
         sent = time.monotonic()
         first_output: float | None = None
-        try:
-            async for event in self.adapter.stream(model_request):
-                if first_output is None and isinstance(event, TextChunk | ReasoningChunk | ToolCallReady):
-                    first_output = time.monotonic()
-                if isinstance(event, TextChunk):
-                    emitted_any = True
-                    state.partial.text.append(event.text)
-                    self._emit(self._events.make(ContentDelta, content=event.text))
-                elif isinstance(event, ReasoningChunk):
-                    emitted_any = True
-                    state.partial.reasoning.append(event.text)
-                    self._emit(self._events.make(ReasoningDelta, content=event.text))
-                elif isinstance(event, ToolCallReady):
-                    emitted_any = True
-                    call = event.call
-                    self._emit(self._events.make(ToolCalls, calls=[
-                        ToolCallInfo(id=call.id, name=call.name, arguments=call.arguments)]))
-                elif isinstance(event, UsageReport):
-                    pass
-                elif isinstance(event, ResponseComplete):
-                    state.partial = None
-                    if event.usage is not None:
-                        state.add_usage(event.usage)
-                        u = event.usage
-                        self._emit(self._events.make(Usage, input_tokens=u.input_tokens,
-                                                     output_tokens=u.output_tokens,
-                                                     reasoning_tokens=u.reasoning_tokens,
-                                                     cached_tokens=u.cached_tokens))
-                    self._emit_call_finished(event, sent, first_output)
-                    return event
-        except ProviderError as error:
-            if tools and not emitted_any and not state.tools_rejected and mentions_tools(error):
-                state.tools_rejected = True
-                self._warn("TOOLS_REJECTED", f"{self.adapter.provider_name} rejected the request because of its "
-                           f"tools ({error.status}); retrying once without tools.")
-                return await self._call_model(request, history, offered, choice, state)
-            raise
+        rejected: ProviderError | None = None
+        with capture_wire() as wire:
+            try:
+                async for event in self.adapter.stream(model_request):
+                    if first_output is None and isinstance(event, TextChunk | ReasoningChunk | ToolCallReady):
+                        first_output = time.monotonic()
+                    if isinstance(event, TextChunk):
+                        emitted_any = True
+                        state.partial.text.append(event.text)
+                        self._emit(self._events.make(ContentDelta, content=event.text))
+                    elif isinstance(event, ReasoningChunk):
+                        emitted_any = True
+                        state.partial.reasoning.append(event.text)
+                        self._emit(self._events.make(ReasoningDelta, content=event.text))
+                    elif isinstance(event, ToolCallReady):
+                        emitted_any = True
+                        call = event.call
+                        self._emit(self._events.make(ToolCalls, calls=[
+                            ToolCallInfo(id=call.id, name=call.name, arguments=call.arguments)]))
+                    elif isinstance(event, UsageReport):
+                        pass
+                    elif isinstance(event, ResponseComplete):
+                        state.partial = None
+                        if event.usage is not None:
+                            state.add_usage(event.usage)
+                            u = event.usage
+                            self._emit(self._events.make(Usage, input_tokens=u.input_tokens,
+                                                         output_tokens=u.output_tokens,
+                                                         reasoning_tokens=u.reasoning_tokens,
+                                                         cached_tokens=u.cached_tokens))
+                        self._emit_call_finished(event, sent, first_output)
+                        return event
+            except ProviderError as error:
+                if not (tools and not emitted_any and not state.tools_rejected and mentions_tools(error)):
+                    raise
+                rejected = error
+            finally:
+                if wire.method is not None:  # the adapter sent an HTTP request (a scripted model does not)
+                    self._emit(self._events.make(ModelExchange, **wire.fields()))
+        if rejected is not None:
+            state.tools_rejected = True
+            self._warn("TOOLS_REJECTED", f"{self.adapter.provider_name} rejected the request because of its "
+                       f"tools ({rejected.status}); retrying once without tools.")
+            return await self._call_model(request, history, offered, choice, state)
         raise MalformedResponseError(f"{self.adapter.provider_name}: the answer ended without completing.",
                                      provider=self.adapter.provider_name)
-
 
     def _emit_call_finished(self, response: ResponseComplete, sent: float, first_output: float | None) -> None:
         usage = response.usage

@@ -61,6 +61,7 @@ class ModelCallTrace:
     tools: list[ToolCallTrace] = field(default_factory=list)
     warnings: list[WarningTrace] = field(default_factory=list)
     outcome: str = "streaming"  # streaming, finished, error, cancelled
+    exchange: dict[str, Any] | None = None  # the model_exchange event's fields: the request and response as on the wire
 
     @property
     def duration_ms(self) -> int | None:
@@ -171,6 +172,9 @@ class RunTrace:
             call = self._call_for(iteration, ts)
             call.finished = {k: v for k, v in data.items() if k not in ("v", "run_id", "seq", "type", "iteration")}
             call.outcome = "finished"
+        elif kind == "model_exchange":
+            self._call_for(iteration, ts).exchange = {
+                k: v for k, v in data.items() if k not in ("v", "run_id", "seq", "ts", "type", "iteration")}
         elif kind in ("content", "reasoning"):
             call = self._call_for(iteration, ts)
             (call.text if kind == "content" else call.reasoning).append(data.get("content", ""))
@@ -240,6 +244,36 @@ class RunTrace:
     def response_json(self, call: ModelCallTrace) -> str:
         return self.pretty(call.response())
 
+    def sent_text(self, call: ModelCallTrace) -> str | None:
+        """The request body as sent (formatted when it was kept whole), with a header line; None when the call
+        has no wire record (older runs, scripted models)."""
+        wire = call.exchange
+        if wire is None:
+            return None
+        attempts = wire.get("attempts", 1)
+        head = f"{wire.get('method')} {wire.get('path')}" + (f" ({attempts} attempts)" if attempts > 1 else "")
+        body = str(wire.get("request_body", ""))
+        omitted = int(wire.get("request_omitted_chars", 0))
+        if omitted:
+            body += f"\n[cut: {omitted} more characters]"
+        elif body.startswith("{"):
+            body = json.dumps(json.loads(body), indent=2, ensure_ascii=False)  # the capture wrote it as JSON
+        return self.redact(f"{head}\n{body}")
+
+    def received_text(self, call: ModelCallTrace) -> str | None:
+        """The response as received (SSE, NDJSON or JSON, verbatim up to the capture limit), with its status."""
+        wire = call.exchange
+        if wire is None:
+            return None
+        status = wire.get("status")
+        head = (f"HTTP {status} {wire.get('content_type') or ''}".rstrip() if status is not None
+                else "no response arrived")
+        body = str(wire.get("response_body", ""))
+        omitted = int(wire.get("response_omitted_bytes", 0))
+        if omitted:
+            body += f"\n[cut: {omitted} more bytes]"
+        return self.redact(f"{head}\n{body}")
+
     def tool_json(self, tool: ToolCallTrace) -> str:
         return self.pretty({
             "id": tool.id, "name": tool.name, "arguments": _json_or_text(tool.arguments), "status": tool.status,
@@ -256,6 +290,7 @@ class RunTrace:
             "error": self.error,
             "warnings": [w.__dict__ for w in self.run_warnings],
             "model_calls": [{"request": {"iteration": c.iteration, **c.request}, "response": c.response(),
+                             "exchange": c.exchange,
                              "warnings": [w.__dict__ for w in c.warnings],
                              "tools": [json.loads(self.tool_json(t)) for t in c.tools]} for c in self.calls],
             "events": [e for e in self.events if e.get("type") not in ("content", "reasoning")],

@@ -268,8 +268,15 @@ class Inspector(QDockWidget):
             return
         call: ModelCallTrace = self.trace.calls[payload[1]]
         if payload[0] == "call":
-            self.detail.setPlainText("// request\n" + self.trace.request_json(call) + "\n\n// response\n"
-                                     + self.trace.response_json(call))
+            parts = ["// request\n" + self.trace.request_json(call)]
+            sent = self.trace.sent_text(call)
+            if sent is not None:
+                parts.append("// request as sent: " + sent)
+            parts.append("// response\n" + self.trace.response_json(call))
+            received = self.trace.received_text(call)
+            if received is not None:
+                parts.append("// response as received: " + received)
+            self.detail.setPlainText("\n\n".join(parts))
         else:
             tool: ToolCallTrace = call.tools[payload[2]]
             self.detail.setPlainText(self.trace.tool_json(tool))

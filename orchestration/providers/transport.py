@@ -26,6 +26,7 @@ from orchestration.errors import (
 )
 from orchestration.providers.config import ProviderConfig
 from orchestration.redaction import redact_text
+from orchestration.wire_capture import current_capture
 
 Sleep = Callable[[float], Awaitable[None]]
 MAX_ERROR_BODY = 64_000  # characters of an error body kept for messages and traces
@@ -77,11 +78,14 @@ class Transport:
                      headers: dict[str, str] | None = None) -> AsyncIterator[httpx.Response]:
         """An open 2xx response whose body has not been read yet; retried while that is still true."""
         attempt = 0
+        capture = current_capture()
         while True:
             attempt += 1
             try:
                 request = self._client.build_request(method, self.url(path), headers=self.headers(headers),
                                                      json=payload)
+                if capture is not None:
+                    capture.sent(method, path, payload, self._secrets())
                 response = await self._client.send(request, stream=True)
             except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
                 bad_url = ConnectionFailedError(
@@ -102,6 +106,8 @@ class Transport:
                     f"Could not reach {self.name} at {self.config.base_url}: {exc or type(exc).__name__}. {check}",
                     provider=self.name)
             else:
+                if capture is not None:
+                    capture.received(response.status_code, response.headers.get("content-type"))
                 if response.status_code < 300:
                     try:
                         yield response
@@ -116,6 +122,8 @@ class Transport:
                     await response.aclose()
                 # Some providers quote the rejected key in their error text; it must not reach messages or logs.
                 body = redact_text(body, self._secrets())
+                if capture is not None:
+                    capture.body(body.encode("utf-8"))
                 error = error_from_response(self.name, response.status_code, body, dict(response.headers))
             if not error.retryable or attempt >= self.config.max_attempts:
                 raise error
@@ -125,8 +133,11 @@ class Transport:
 
     async def iter_bytes(self, response: httpx.Response) -> AsyncIterator[bytes]:
         """The body, with network failures and idle timeouts converted."""
+        capture = current_capture()
         try:
             async for chunk in response.aiter_bytes():
+                if capture is not None:
+                    capture.body(chunk)
                 yield chunk
         except httpx.TimeoutException as exc:
             raise StreamIdleError(

@@ -62,6 +62,7 @@ def test_selecting_rows_shows_json_copy_and_export(qtbot):
         EventFactory,
         ModelCallFinished,
         ModelCallStarted,
+        ModelExchange,
         RunStarted,
         ToolCallInfo,
         ToolCalls,
@@ -74,6 +75,9 @@ def test_selecting_rows_shows_json_copy_and_export(qtbot):
     events += [factory.make(ModelCallStarted, model="m", message_count=1, tools=["calculate"]),
                factory.make(ToolCalls, calls=[ToolCallInfo(id="c1", name="calculate", arguments='{"expression":"1"}')]),
                factory.make(ModelCallFinished, finish_reason="tool_calls", duration_ms=5),
+               factory.make(ModelExchange, method="POST", path="chat/completions",
+                            request_body='{"model":"m","messages":[{"role":"user","content":"one"}]}', status=200,
+                            content_type="text/event-stream", response_body='data: {"choices":[]}\n\ndata: [DONE]\n'),
                factory.make(ToolResult, id="c1", name="calculate", result="1 = 1", status="ok", duration_ms=1,
                             category="utility", visibility="hidden")]
     inspector = Inspector()
@@ -87,6 +91,9 @@ def test_selecting_rows_shows_json_copy_and_export(qtbot):
     inspector.timeline.setCurrentItem(call_item)
     shown = inspector.detail.toPlainText()
     assert "// request" in shown and '"message_count": 1' in shown and '"finish_reason": "tool_calls"' in shown
+    assert '// request as sent: POST chat/completions\n{\n  "model": "m",' in shown
+    assert shown.endswith('// response as received: HTTP 200 text/event-stream\ndata: {"choices":[]}\n\n'
+                          'data: [DONE]\n')
     inspector.timeline.setCurrentItem(call_item.child(0))
     assert json.loads(inspector.detail.toPlainText())["result"] == "1 = 1"
     inspector.copy_button.click()
@@ -95,6 +102,7 @@ def test_selecting_rows_shows_json_copy_and_export(qtbot):
         inspector.export_button.click()
     run_id, document = blocker.args
     assert run_id == "run-x" and json.loads(document)["model_calls"][0]["tools"][0]["status"] == "ok"
+    assert json.loads(document)["model_calls"][0]["exchange"]["status"] == 200
 
 
 def test_mcp_server_status_is_shown_above_the_runs(qtbot):
