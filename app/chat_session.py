@@ -54,6 +54,7 @@ from widgets.theme import ThemeController
 log = logging.getLogger(__name__)
 
 SEARCH_LIMIT = 50  # hits shown for a conversation search
+QUIT_RUN_WAIT_S = 5.0  # on quit, how long a stopped run may take to save its partial answer
 
 ExportPathChooser = Callable[[str], str | None]
 
@@ -146,6 +147,29 @@ class ChatSession(QObject):
         elif not self.settings.providers:
             self.window.welcome.set_servers([])
         self._update_status()
+
+    def _background(self) -> list[asyncio.Future[Any]]:
+        return [t for t in (self._discovery, self._mcp_reconnect, *self._mcp_server_reconnects)
+                if t is not None and not t.done()]
+
+    def quitting(self) -> None:
+        """The application is about to quit (called synchronously from ``aboutToQuit``): stop the run and cancel
+        background work at once, before Qt can step their tasks outside the running loop."""
+        self.controller.stop()
+        for task in self._background():
+            task.cancel()
+
+    async def aclose(self) -> None:
+        """Quitting: stop the run (its partial answer is saved, marked interrupted), cancel background work and
+        stop the MCP servers, so nothing is left running on a loop about to close."""
+        self.quitting()
+        try:
+            await asyncio.wait_for(self.controller.wait(), QUIT_RUN_WAIT_S)
+        except TimeoutError:
+            log.warning("the run did not end within %g s of quitting; its answer so far was checkpointed",
+                        QUIT_RUN_WAIT_S)
+        await asyncio.gather(*self._background(), return_exceptions=True)
+        await self.mcp.aclose()
 
     def start_discovery(self) -> None:
         """Look for local servers in the background; the welcome panel lists what answers."""

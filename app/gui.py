@@ -83,10 +83,11 @@ def main(data_dir: str | None = None) -> int:
     QTimer.singleShot(0, attach)
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
+    app.aboutToQuit.connect(lambda: [session.quitting() for session in sessions])
     with loop:
         loop.run_until_complete(closed.wait())
         for session in sessions:
-            loop.run_until_complete(session.mcp.aclose())
+            loop.run_until_complete(session.aclose())
     for session in sessions:
         if session.history is not None:
             session.history.close()

@@ -69,6 +69,7 @@ def main() -> int:
     from app.gui import build_window
     from app.paths import resolve_paths
     from app.settings import ProviderSettings, Settings, save_settings
+    from tools.mcp import McpServerSettings
     from widgets.theme import apply_theme
 
     out = REPO / "docs" / "screenshots"
@@ -81,10 +82,15 @@ def main() -> int:
                                                         default_model="qwen3-8b")], default_provider="local")
         settings.search.backend = "searxng"
         settings.search.base_urls = {"searxng": server.url}
+        settings.mcp_servers = [McpServerSettings(name="time", command=sys.executable,
+                                                  args=["-m", "mcp_server_time", "--local-timezone", "UTC"])]
         save_settings(settings, resolve_paths().settings)
         for theme in ("light", "dark"):
             controller = apply_theme(app, theme)
-            window, session = build_window()
+            async def open_window():  # MCP servers start on the running loop, as in the app
+                return build_window(discover=False)
+
+            window, session = loop.run_until_complete(open_window())
             window.follow_theme(theme)
             window.resize(1400, 860)
             window.show()
@@ -109,14 +115,23 @@ def main() -> int:
             loop.run_until_complete(asyncio.sleep(0.2))
             window.grab().save(str(out / f"inspector-{theme}.png"))
             if theme == "light":
+                window.inspector.timeline.setCurrentItem(window.inspector.timeline.topLevelItem(0))
+                loop.run_until_complete(asyncio.sleep(0.2))
+                window.grab().save(str(out / "inspector-raw-light.png"))
+            if theme == "light":
                 preferences = session.open_preferences()
                 preferences.resize(900, 600)
                 loop.run_until_complete(asyncio.sleep(0.2))
                 preferences.grab().save(str(out / "preferences-light.png"))
+                preferences.tabs.setCurrentWidget(preferences.mcp_servers)
+                loop.run_until_complete(asyncio.sleep(0.2))
+                preferences.grab().save(str(out / "preferences-mcp-light.png"))
                 preferences.reject()
+            loop.run_until_complete(session.mcp.aclose())
             session.history.close()
             window.close()
             del controller
+    loop.close()  # shuts down the loop's worker threads (the MCP connections used them)
     print(f"saved screenshots to {out}")
     return 0
 
