@@ -192,6 +192,7 @@ class ServerConnection:
                         self.tools = await _list_tools(session)
                     live = _Live(session)
                     self._live = live
+                    self._http_refusal = None
                     self._set("running")
                     return await self._watch(live)
             except TimeoutError:
@@ -229,7 +230,9 @@ class ServerConnection:
         return describe_failure(exc)
 
     async def _note_refusal(self, response: httpx2.Response) -> None:
-        if response.status_code >= 400 and self._live is None:  # while connecting; calls report their own
+        # Only while connecting (calls report their own errors), and only a POST: a server may answer the
+        # optional GET event stream with 405, which is not a failure.
+        if response.status_code >= 400 and response.request.method == "POST" and self._live is None:
             self._http_refusal = response
 
     async def _transport(self, errlog: IO[str]) -> Any:

@@ -146,3 +146,11 @@ async def test_probe_of_a_closed_port_says_it_could_not_connect():
     status = await probe_server(McpServerSettings(name="gone", transport="http", url=url), seconds=READY_S)
     assert status.state == "failed"
     assert status.message.startswith(f"could not connect to {url} (")
+
+
+async def test_a_wrong_path_is_reported_with_its_http_status():
+    with http_server() as (_, url):
+        status = await probe_server(McpServerSettings(name="web", transport="http", url=url + "-wrong"),
+                                    seconds=READY_S)
+    assert status.state == "failed"
+    assert status.message.startswith("the server answered HTTP 404 Not Found")
