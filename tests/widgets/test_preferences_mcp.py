@@ -4,6 +4,7 @@ the fields, secrets that reach the (in-memory) keyring and only show as stored, 
 from __future__ import annotations
 
 import asyncio
+import os
 import shlex
 import sys
 
@@ -49,6 +50,23 @@ def test_add_a_stdio_server_and_test_lists_its_tools(qtbot, qasync_loop):
     assert (server.name, server.command, server.args) == ("time", sys.executable,
                                                           ["-m", "mcp_server_time", "--local-timezone", "UTC"])
     assert server.env == {"TZ_HINT": "UTC"} and server.enabled
+
+
+def test_a_launcher_style_command_found_on_path_lists_its_tools(qtbot, qasync_loop, monkeypatch):
+    """Like `uvx mcp-server-time`: a bare program name with arguments, found through PATH (here the console
+    script pip installed beside this Python)."""
+    bin_dir = os.path.dirname(sys.executable)
+    monkeypatch.setenv("PATH", bin_dir + os.pathsep + os.environ.get("PATH", ""))
+    dialog = make_dialog(qtbot, hooks=McpHooks(probe=probe_server))
+    tab = dialog.mcp_servers
+    tab.add()
+    tab.name.setText("time")
+    tab.command.setText("mcp-server-time --local-timezone UTC")
+    tab.test_server()
+    qasync_loop.run_until_complete(asyncio.wait_for(tab.test_task, PROBE_GUARD_S))
+    assert tab.test_result.text() == "Connected: 2 tools: get_current_time, convert_time"
+    [server] = dialog.result_settings().mcp_servers
+    assert (server.command, server.args) == ("mcp-server-time", ["--local-timezone", "UTC"])
 
 
 def test_test_shows_the_servers_error(qtbot, qasync_loop):
