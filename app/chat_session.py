@@ -22,6 +22,7 @@ from app.errors import EnvironmentProblem
 from app.history_view import chat_messages
 from app.provider_setup import key_required, provider_config
 from app.run_controller import RunController
+from app.secrets import SecretStoreError
 from app.secrets.names import provider_entry
 from app.secrets.store import SecretStore
 from app.settings import ProviderSettings, Settings
@@ -39,7 +40,7 @@ from orchestration.providers import adapter_for
 from orchestration.providers.discovery import discover_local_servers
 from orchestration.providers.models import list_models
 from orchestration.run_trace import RunSummary, RunTrace
-from tools.mcp import McpManager, McpServerSettings, ServerStatus, probe_server
+from tools.mcp import McpManager, McpServerSettings, ServerStatus, exposed_name, probe_server, secret_entry
 from tools.mcp import summary as mcp_summary
 from tools.registry import ToolRegistry
 from widgets.add_provider_dialog import AddProviderDialog, NewProvider
@@ -229,7 +230,8 @@ class ChatSession(QObject):
         dialog = self.preferences_factory(self.window, settings=self.settings, keys=preference_keys(self.secrets),
                                           tools=tools, test_connection=self.list_provider_models,
                                           mcp=self.mcp_hooks())
-        dialog.accepted.connect(lambda: self.apply_preferences(dialog.result_settings()))
+        dialog.accepted.connect(lambda: self.apply_preferences(dialog.result_settings(),
+                                                               mcp_renames=dialog.mcp_servers.renames()))
         dialog.finished.connect(self._preferences_closed)
         dialog.finished.connect(dialog.deleteLater)
         self.preferences = dialog
@@ -239,10 +241,12 @@ class ChatSession(QObject):
     def _preferences_closed(self) -> None:
         self.preferences = None  # the dialog is deleted once closed; the next Ctrl+, builds a new one
 
-    def apply_preferences(self, settings: Settings) -> None:
+    def apply_preferences(self, settings: Settings, *, mcp_renames: dict[str, str] | None = None) -> None:
         """Save and apply at once: providers and models in the composer, theme, chat font size; a changed MCP
-        server list reconnects in the background."""
+        server list reconnects in the background; renamed MCP servers take their secrets and tool settings."""
         settings = Settings.model_validate(settings.model_dump())
+        for old, new in (mcp_renames or {}).items():
+            self._rename_mcp_server(settings, old, new)
         mcp_changed = settings.mcp_servers != self.settings.mcp_servers
         self.settings = settings
         try:
@@ -255,6 +259,27 @@ class ChatSession(QObject):
         self.window.chat_view.set_font_size(settings.ui.font_size)
         if mcp_changed:
             self._mcp_reconnect = asyncio.ensure_future(self.reconnect_mcp(settings.mcp_servers))
+
+    def _rename_mcp_server(self, settings: Settings, old: str, new: str) -> None:
+        """Move a renamed server's secrets to ``mcp:<new>:NAME`` and its tools' approval and offered settings to
+        ``<new>__tool``; a secret that cannot be moved is reported, the rename still applies."""
+        server = next((s for s in settings.mcp_servers if s.name == new), None)
+        if server is None:
+            return
+        failed = []
+        for secret in [*server.secret_env, *server.secret_headers]:
+            try:
+                self.secrets.move(secret_entry(old, secret), secret_entry(new, secret))
+            except SecretStoreError as problem:
+                failed.append(f"{secret_entry(old, secret)}: {problem}")
+        if failed:
+            self.window.show_error_in_chat(f"MCP server {old} was renamed to {new}, but these secrets could not be "
+                                           f"moved; store them again in Preferences > MCP servers. "
+                                           f"{' '.join(failed)}")
+        prefix = exposed_name(old, "")
+        for table in (settings.tools.approval, settings.tools.enabled):
+            for name in [n for n in table if n.startswith(prefix)]:
+                table[exposed_name(new, name[len(prefix):])] = table.pop(name)
 
     def always_allow(self, tool_name: str) -> None:
         """The approval panel's "Always allow": the tool's policy becomes ``allow`` and is saved."""

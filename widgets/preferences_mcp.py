@@ -63,7 +63,8 @@ def server_row(server: McpServerSettings, *, new: bool = False) -> dict[str, Any
     return {"name": server.name, "transport": server.transport, "command": command_line, "cwd": server.cwd or "",
             "env": "\n".join(f"{k}={v}" for k, v in server.env.items()), "secret_env": ", ".join(server.secret_env),
             "url": server.url or "", "headers": "\n".join(f"{k}: {v}" for k, v in server.headers.items()),
-            "secret_headers": ", ".join(server.secret_headers), "enabled": server.enabled, "new": new}
+            "secret_headers": ", ".join(server.secret_headers), "enabled": server.enabled, "new": new,
+            "original": None if new else server.name}
 
 
 def parse_env(text: str) -> dict[str, str]:
@@ -290,7 +291,7 @@ class McpServersTab(QWidget):
         return self.rows[index] if 0 <= index < len(self.rows) else None
 
     def _status_of(self, row: dict[str, Any]) -> ServerStatus | None:
-        return None if row["new"] else self._statuses.get(row["name"])
+        return None if row["new"] else self._statuses.get(row["original"])
 
     def _item_text(self, row: dict[str, Any]) -> str:
         status = self._status_of(row)
@@ -318,7 +319,7 @@ class McpServersTab(QWidget):
         if row is None or self.hooks.reconnect is None or self._status_of(row) is None:
             return
         self.reconnect_button.setEnabled(False)  # until the server reports its next state
-        self.hooks.reconnect(row["name"])
+        self.hooks.reconnect(row["original"])
 
     def add(self) -> None:
         taken = {r["name"] for r in self.rows}
@@ -327,7 +328,8 @@ class McpServersTab(QWidget):
             counter += 1
             name = f"{NEW_SERVER_NAME}-{counter}"
         self.rows.append({"name": name, "transport": "stdio", "command": "", "cwd": "", "env": "", "secret_env": "",
-                          "url": "", "headers": "", "secret_headers": "", "enabled": True, "new": True})
+                          "url": "", "headers": "", "secret_headers": "", "enabled": True, "new": True,
+                          "original": None})
         self.list.addItem(self._item_text(self.rows[-1]))
         self.list.setCurrentRow(len(self.rows) - 1)
         self.name.setFocus()
@@ -360,9 +362,8 @@ class McpServersTab(QWidget):
                 self._fill_secret_names(None)
                 return
             self.name.setText(row["name"])
-            self.name.setReadOnly(not row["new"])
-            self.name.setToolTip("" if row["new"] else "The name prefixes the keyring entries of the server's "
-                                 "secrets; add a new server to use another name.")
+            self.name.setToolTip("" if row["new"] else "Renaming moves the server's stored secrets to the new "
+                                 "keyring entries and its tools' settings to the new names, on OK.")
             self.enabled.setChecked(row["enabled"])
             self.transport.setCurrentIndex(max(0, self.transport.findData(row["transport"])))
             self.transport_fields.setCurrentIndex(0 if row["transport"] == "stdio" else 1)
@@ -388,8 +389,7 @@ class McpServersTab(QWidget):
                    command=self.command.text(), cwd=self.cwd.text(), env=self.env.toPlainText(),
                    secret_env=self.secret_env.text(), url=self.url.text(), headers=self.headers.toPlainText(),
                    secret_headers=self.secret_headers.text())
-        if row["new"]:
-            row["name"] = self.name.text().strip()
+        row["name"] = self.name.text().strip()
         self.transport_fields.setCurrentIndex(0 if row["transport"] == "stdio" else 1)
         self.list.currentItem().setText(self._item_text(row))
         self._loading = True
@@ -417,9 +417,10 @@ class McpServersTab(QWidget):
     def _secret_chosen(self) -> None:
         row = self.current()
         secret = self.secret_name.currentText()
-        valid_name = row is not None and re.fullmatch(SERVER_NAME_PATTERN, row["name"].strip())
-        self.secret_key.set_entry(secret_entry(row["name"].strip(), secret) if row and secret and valid_name else "",
-                                  clear=False)
+        # A renamed server keeps its secrets under the name in use until OK moves them.
+        server = "" if row is None else row["original"] or row["name"].strip()
+        valid_name = re.fullmatch(SERVER_NAME_PATTERN, server)
+        self.secret_key.set_entry(secret_entry(server, secret) if secret and valid_name else "", clear=False)
         if not secret:
             self.secret_key.status.setText("Name a secret variable or header above to store its value.")
 
@@ -441,6 +442,11 @@ class McpServersTab(QWidget):
     def all_problems(self) -> list[str]:
         return [f"MCP server {self.rows[i]['name'] or '(no name)'}: {field.replace('_', ' ')}: {message}"
                 for i in range(len(self.rows)) for field, message in self.problems_of(i).items()]
+
+    def renames(self) -> dict[str, str]:
+        """Servers given a new name: the name in use -> the new one (applied on OK with ``result()``)."""
+        return {r["original"]: r["name"].strip() for r in self.rows
+                if r["original"] is not None and r["name"].strip() != r["original"]}
 
     def result(self) -> list[McpServerSettings]:
         """The servers as edited (call only when ``all_problems()`` is empty)."""

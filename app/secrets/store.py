@@ -99,6 +99,19 @@ class SecretStore:
         removed.append("keyring")
         return removed
 
+    def move(self, old: str, new: str) -> KeyLocation | None:
+        """Keep the key of ``old`` under ``new``, where it was (keyring or session), and remove ``old``; None when
+        ``old`` had no key. A key already under ``new`` is replaced."""
+        if old in self._session:
+            self._session[new] = self._session.pop(old)
+            return "session"
+        value = self.lookup(old)
+        if value is None:
+            return None
+        self.store(new, value)
+        self.delete(old)
+        return "keyring"
+
     def location(self, name: str) -> KeyLocation | None:
         """Where the key for ``name`` is kept, without returning it."""
         if name in self._session:

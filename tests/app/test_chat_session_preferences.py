@@ -170,3 +170,47 @@ def test_a_secret_stored_in_the_tab_and_reconnect_bring_a_failed_server_up(qtbot
             if session.preferences is not None:
                 session.preferences.reject()
             session.history.close()
+
+
+def test_renaming_a_server_moves_its_secret_and_tool_settings(qtbot, qasync_loop, parley_home):
+    token = "Bearer test-token-not-real-rename"
+    with http_server(require_header=f"Authorization={token}") as (_, url):
+        settings = Settings(mcp_servers=[McpServerSettings(name="web", transport="http", url=url,
+                                                           secret_headers=["Authorization"])])
+        settings.tools.approval = {"web__echo": "allow"}
+        settings.tools.enabled = {"web__hang": False}
+        save_settings(settings, resolve_paths().settings)
+        keyring = MemoryKeyring()
+        SecretStore(keyring).store("mcp:web:Authorization", token)
+
+        async def open_on_the_loop():
+            return build_window(secrets=SecretStore(keyring), discover=False)
+
+        window, session = qasync_loop.run_until_complete(open_on_the_loop())
+        qtbot.addWidget(window)
+
+        async def until_label(text: str) -> None:
+            async with asyncio.timeout(MCP_READY_S):
+                while window.mcp_label.text() != text:  # noqa: ASYNC110 (a Qt label, no event)
+                    await asyncio.sleep(0.02)
+
+        try:
+            qasync_loop.run_until_complete(until_label("MCP: 1/1 running"))
+            dialog = session.open_preferences()
+            dialog.mcp_servers.name.setText("site")
+            qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+            assert list(keyring.entries.values()) == [token]
+            assert [name for _, name in keyring.entries] == ["mcp:site:Authorization"]
+            saved = load_settings(resolve_paths().settings).settings
+            assert [s.name for s in saved.mcp_servers] == ["site"]
+            assert (saved.tools.approval, saved.tools.enabled) == ({"site__echo": "allow"}, {"site__hang": False})
+            async def until_site_runs() -> None:  # reconnected with the moved secret
+                async with asyncio.timeout(MCP_READY_S):
+                    while [(s.name, s.state) for s in session.mcp_statuses()] != [("site", "running")]:  # noqa: ASYNC110
+                        await asyncio.sleep(0.02)
+
+            qasync_loop.run_until_complete(until_site_runs())
+            assert window.mcp_label.text() == "MCP: 1/1 running"
+        finally:
+            qasync_loop.run_until_complete(session.aclose())
+            session.history.close()

@@ -11,6 +11,7 @@ import sys
 from PySide6.QtCore import Qt
 
 from app.chat_session import preference_keys
+from app.secrets import SERVICE
 from app.secrets.store import SecretStore
 from app.settings import Settings
 from tests.support.memory_keyring import MemoryKeyring
@@ -184,3 +185,23 @@ def test_reconnect_asks_the_app_for_a_saved_server_only(qtbot):
     assert not tab.reconnect_button.isEnabled()
     tab.list.setCurrentRow(0)
     assert tab.reconnect_button.isEnabled()
+
+
+def test_renaming_a_server_is_reported_and_its_secrets_stay_put_until_ok(qtbot):
+    keyring = MemoryKeyring()
+    dialog = make_dialog(qtbot, Settings(mcp_servers=[McpServerSettings(
+        name="web", transport="http", url="http://127.0.0.1:9/mcp", secret_headers=["Authorization"])]),
+        McpHooks(statuses=lambda: [ServerStatus("web", "http", "running", None, ("echo",))]), keyring)
+    tab = dialog.mcp_servers
+    tab.name.setText("site")
+    assert tab.renames() == {"web": "site"}
+    assert tab.list.item(0).text() == "site — running"  # still the running server's state
+    assert tab.status.text() == "running, 1 tools"
+    tab.secret_key.field.setText(FAKE_TOKEN)
+    tab.secret_key.store()
+    assert list(keyring.entries) == [(SERVICE, "mcp:web:Authorization")]  # moved by the app on OK
+    assert [s.name for s in dialog.result_settings().mcp_servers] == ["site"]
+    tab.add()
+    tab.name.setText("site")
+    assert tab.errors["name"].text() == "another server is already called site"  # the new name is taken
+    assert not dialog.ok_button.isEnabled()

@@ -64,3 +64,15 @@ def test_bad_keys_are_refused(memory_keyring, value, message):
     with pytest.raises(ValueError, match=message):
         SecretStore().store("provider:p", value)
     assert memory_keyring.entries == {}
+
+
+def test_move_keeps_a_key_where_it_was_under_the_new_name(memory_keyring):
+    store = SecretStore()
+    store.store("mcp:web:Authorization", KEY)
+    assert store.move("mcp:web:Authorization", "mcp:site:Authorization") == "keyring"
+    assert memory_keyring.entries == {(SERVICE, "mcp:site:Authorization"): KEY}
+    store.store_for_session("mcp:gh:TOKEN", KEY)
+    assert store.move("mcp:gh:TOKEN", "mcp:hub:TOKEN") == "session"
+    assert store.location("mcp:hub:TOKEN") == "session" and store.location("mcp:gh:TOKEN") is None
+    assert store.move("mcp:none:X", "mcp:other:X") is None
+    assert (SERVICE, "mcp:other:X") not in memory_keyring.entries
