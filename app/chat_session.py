@@ -230,8 +230,9 @@ class ChatSession(QObject):
         dialog = self.preferences_factory(self.window, settings=self.settings, keys=preference_keys(self.secrets),
                                           tools=tools, test_connection=self.list_provider_models,
                                           mcp=self.mcp_hooks())
-        dialog.accepted.connect(lambda: self.apply_preferences(dialog.result_settings(),
-                                                               mcp_renames=dialog.mcp_servers.renames()))
+        dialog.accepted.connect(lambda: self.apply_preferences(
+            dialog.result_settings(), provider_renames=dialog.providers.renames(),
+            mcp_renames=dialog.mcp_servers.renames()))
         dialog.finished.connect(self._preferences_closed)
         dialog.finished.connect(dialog.deleteLater)
         self.preferences = dialog
@@ -241,10 +242,14 @@ class ChatSession(QObject):
     def _preferences_closed(self) -> None:
         self.preferences = None  # the dialog is deleted once closed; the next Ctrl+, builds a new one
 
-    def apply_preferences(self, settings: Settings, *, mcp_renames: dict[str, str] | None = None) -> None:
+    def apply_preferences(self, settings: Settings, *, provider_renames: dict[str, str] | None = None,
+                          mcp_renames: dict[str, str] | None = None) -> None:
         """Save and apply at once: providers and models in the composer, theme, chat font size; a changed MCP
-        server list reconnects in the background; renamed MCP servers take their secrets and tool settings."""
+        server list reconnects in the background; renamed providers take their key, renamed MCP servers their
+        secrets and tool settings."""
         settings = Settings.model_validate(settings.model_dump())
+        for old, new in (provider_renames or {}).items():
+            self._rename_provider(old, new)
         for old, new in (mcp_renames or {}).items():
             self._rename_mcp_server(settings, old, new)
         mcp_changed = settings.mcp_servers != self.settings.mcp_servers
@@ -259,6 +264,15 @@ class ChatSession(QObject):
         self.window.chat_view.set_font_size(settings.ui.font_size)
         if mcp_changed:
             self._mcp_reconnect = asyncio.ensure_future(self.reconnect_mcp(settings.mcp_servers))
+
+    def _rename_provider(self, old: str, new: str) -> None:
+        """Move a renamed provider's key to ``provider:<new>``; a failure is reported and the rename still applies
+        (conversations record the provider's display name, not its id, so they need no change)."""
+        try:
+            self.secrets.move(provider_entry(old), provider_entry(new))
+        except SecretStoreError as problem:
+            self.window.show_error_in_chat(f"Provider {old} was renamed to {new}, but its key could not be moved; "
+                                           f"store it again in Preferences > Providers. {problem}")
 
     def _rename_mcp_server(self, settings: Settings, old: str, new: str) -> None:
         """Move a renamed server's secrets to ``mcp:<new>:NAME`` and its tools' approval and offered settings to

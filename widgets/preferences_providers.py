@@ -57,7 +57,8 @@ def provider_row(entry: ProviderSettings, *, is_default: bool, new: bool = False
     return {"id": entry.id, "kind": entry.kind, "preset": entry.preset, "base_url": entry.base_url,
             "default_model": entry.default_model or "", "reasoning_effort": entry.reasoning_effort or "",
             "headers": "\n".join(f"{k}: {v}" for k, v in entry.headers.items()), "is_default": is_default,
-            "new": new, "rest": entry.model_dump(include={"capabilities", "think_tags"})}
+            "new": new, "original": None if new else entry.id,
+            "rest": entry.model_dump(include={"capabilities", "think_tags"})}
 
 
 def row_problems(row: dict[str, Any]) -> tuple[ProviderSettings | None, dict[str, str]]:
@@ -185,7 +186,7 @@ class ProvidersTab(QWidget):
         entry = PRESETS[preset]
         self.rows.append({"id": name, "kind": entry.kind, "preset": preset, "base_url": entry.base_url,
                           "default_model": "", "reasoning_effort": "", "headers": "", "new": True,
-                          "is_default": not self.rows, "rest": {}})
+                          "original": None, "is_default": not self.rows, "rest": {}})
         self.list.addItem(name)
         self.list.setCurrentRow(len(self.rows) - 1)
         self.id.setFocus()
@@ -219,15 +220,14 @@ class ProvidersTab(QWidget):
             self.preset.setCurrentIndex(max(0, self.preset.findData(row["preset"])))
             self.kind.setCurrentText(row["kind"])
             self.id.setText(row["id"])
-            self.id.setReadOnly(not row["new"])
-            self.id.setToolTip("" if row["new"] else "The id names the key in the keyring; add a new provider "
-                               "to use another id.")
+            self.id.setToolTip("" if row["new"] else "Renaming moves its key in the keyring to the new id, "
+                               "on OK.")
             self.base_url.setText(row["base_url"])
             self.model.setEditText(row["default_model"])
             self.effort.setCurrentIndex(max(0, self.effort.findData(row["reasoning_effort"])))
             self.headers.setPlainText(row["headers"])
             self.is_default.setChecked(row["is_default"])
-            self.key.set_entry("" if row["new"] else f"provider:{row['id']}")
+            self.key.set_entry("" if row["new"] else f"provider:{row['original']}")
         finally:
             self._loading = False
         self.show_problems()
@@ -251,9 +251,10 @@ class ProvidersTab(QWidget):
         row.update(kind=self.kind.currentText(), base_url=self.base_url.text(),
                    default_model=self.model.currentText(), reasoning_effort=self.effort.currentData() or "",
                    headers=self.headers.toPlainText(), is_default=self.is_default.isChecked())
+        row["id"] = self.id.text().strip()
         if row["new"]:
-            row["id"] = self.id.text().strip()
             self.key.set_entry(f"provider:{row['id']}" if row["id"] else "", clear=False)
+        # A renamed provider keeps its key under the id in use until OK moves it.
         if row["is_default"]:
             for other in self.rows:
                 if other is not row:
@@ -281,6 +282,11 @@ class ProvidersTab(QWidget):
         return [f"Provider {self.rows[i]['id'] or '(no id)'}: {field.replace('_', ' ')}: {message}"
                 for i in range(len(self.rows)) for field, message in self.problems_of(i).items()]
 
+    def renames(self) -> dict[str, str]:
+        """Providers given a new id: the id in use -> the new one (applied on OK with ``result()``)."""
+        return {r["original"]: r["id"].strip() for r in self.rows
+                if r["original"] is not None and r["id"].strip() != r["original"]}
+
     def result(self) -> tuple[list[ProviderSettings], str | None]:
         """The providers as edited (call only when ``all_problems()`` is empty) and the default one's id."""
         providers = [entry for entry, _ in (row_problems(r) for r in self.rows) if entry is not None]
@@ -300,6 +306,8 @@ class ProvidersTab(QWidget):
             return
         if self.test_task is not None and not self.test_task.done():
             self.test_task.cancel()
+        if row["original"] is not None:  # until OK, the stored key is under the id in use
+            entry = entry.model_copy(update={"id": row["original"]})
         self.test_result.setText("Connecting…")
         self.test_button.setEnabled(False)
         self.test_task = asyncio.ensure_future(self._run_test(entry, self.key.typed_key(), row))

@@ -16,6 +16,7 @@ from app.secrets.store import SecretStore
 from app.settings import ProviderSettings, Settings, load_settings, save_settings
 from tests.support.loopback import Response
 from tests.support.memory_keyring import MemoryKeyring
+from tests.support.openai_wire import stream_response
 from tests.tools.mcp.conftest import http_server
 from tools.mcp import McpServerSettings
 from widgets.preferences_dialog import PreferencesDialog
@@ -214,3 +215,37 @@ def test_renaming_a_server_moves_its_secret_and_tool_settings(qtbot, qasync_loop
         finally:
             qasync_loop.run_until_complete(session.aclose())
             session.history.close()
+
+
+def test_renaming_a_provider_moves_its_key(qtbot, qasync_loop, loopback, parley_home):
+    loopback.always("POST", "/v1/chat/completions", stream_response("Hello."))
+    save_settings(Settings(providers=[ProviderSettings(id="local", base_url=loopback.url + "/v1", default_model="m")],
+                           default_provider="local"), resolve_paths().settings)
+    keyring = MemoryKeyring()
+    SecretStore(keyring).store("provider:local", FAKE_KEY)
+    window, session = open_window(qtbot, keyring)
+    finished = []
+    session.controller.run_finished.connect(finished.append)
+
+    def send_and_wait(text: str) -> None:
+        count = len(finished)
+        session.send(text)
+
+        async def until_finished() -> None:
+            async with asyncio.timeout(10):
+                while len(finished) == count:  # noqa: ASYNC110 (a Qt signal fills the list)
+                    await asyncio.sleep(0.01)
+
+        qasync_loop.run_until_complete(until_finished())
+
+    send_and_wait("Hi")
+    dialog = session.open_preferences()
+    dialog.providers.id.setText("home")
+    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    assert [name for _, name in keyring.entries] == ["provider:home"]
+    saved = load_settings(resolve_paths().settings).settings
+    assert ([p.id for p in saved.providers], saved.default_provider) == (["home"], "home")
+    assert window.composer.current_model() == ("home", "m")
+    send_and_wait("Again")
+    assert [r.header("Authorization") for r in loopback.requests] == [f"Bearer {FAKE_KEY}"] * 2
+    session.history.close()

@@ -185,3 +185,28 @@ def test_removing_the_default_provider_picks_another(qtbot):
     result = dialog.result_settings()
     assert [p.id for p in result.providers] == ["b"] and result.default_provider == "b"
     assert [p.id for p in settings.providers] == ["a", "b"]  # the dialog edited a copy
+
+
+def test_renaming_a_provider_keeps_its_key_where_it_is_until_ok(qtbot, qasync_loop):
+    keyring = MemoryKeyring()
+    SecretStore(keyring).store("provider:local", FAKE_KEY)
+    tested: list[str] = []
+
+    async def tester(entry: ProviderSettings, typed_key: str | None) -> list[str]:
+        tested.append(entry.id)
+        return ["m1"]
+
+    settings = Settings(providers=[ProviderSettings(id="local", base_url="http://127.0.0.1:9/v1")],
+                        default_provider="local")
+    dialog = make_dialog(qtbot, settings, SecretStore(keyring), tester=tester)
+    tab = dialog.providers
+    tab.id.setText("home")
+    assert tab.renames() == {"local": "home"}
+    assert tab.list.item(0).text() == "home"
+    assert tab.key.status.text() == "A key is stored in the keyring."  # still under provider:local
+    tab.test_connection()
+    qasync_loop.run_until_complete(asyncio.wait_for(tab.test_task, 5))
+    assert tested == ["local"]  # the test looks the key up where it is kept until OK
+    result = dialog.result_settings()
+    assert ([p.id for p in result.providers], result.default_provider) == (["home"], "home")
+    assert list(keyring.entries) == [("parley", "provider:local")]  # the app moves it on OK

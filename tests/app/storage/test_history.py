@@ -124,3 +124,4 @@ def test_titles_come_from_the_first_line():
     assert title_from_text("\n  Plan a trip  \nwith details") == "Plan a trip"
     long = title_from_text("word " * 100)
     assert len(long) == TITLE_CHARS and long.endswith("…")
+
