@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -36,6 +35,7 @@ from PySide6.QtWidgets import (
 from tools.mcp.connection import ServerStatus
 from tools.mcp.settings import ENV_NAME_PATTERN, SERVER_NAME_PATTERN, McpServerSettings, secret_entry
 from widgets.form_errors import error_label, with_error
+from widgets.list_form_tab import ListFormTab
 from widgets.preferences_keys import KeyActions, KeyRow
 from widgets.preferences_providers import parse_headers
 
@@ -147,8 +147,9 @@ def describe_status(status: ServerStatus | None) -> str:
     return text
 
 
-class McpServersTab(QWidget):
-    changed = Signal()
+class McpServersTab(ListFormTab):
+    KEY = "name"
+    NOUN = "server"
 
     def __init__(self, servers: list[McpServerSettings], keys: KeyActions, hooks: McpHooks,
                  parent: QWidget | None = None) -> None:
@@ -286,10 +287,6 @@ class McpServersTab(QWidget):
             self.test_task.cancel()
 
     # --- the list and live status -------------------------------------------------------------------
-    def current(self) -> dict[str, Any] | None:
-        index = self.list.currentRow()
-        return self.rows[index] if 0 <= index < len(self.rows) else None
-
     def _status_of(self, row: dict[str, Any]) -> ServerStatus | None:
         return None if row["new"] else self._statuses.get(row["original"])
 
@@ -334,15 +331,6 @@ class McpServersTab(QWidget):
         self.list.setCurrentRow(len(self.rows) - 1)
         self.name.setFocus()
         self.name.selectAll()
-        self.changed.emit()
-
-    def remove_current(self) -> None:
-        index = self.list.currentRow()
-        if not 0 <= index < len(self.rows):
-            return
-        del self.rows[index]
-        self.list.takeItem(index)
-        self._load(self.list.currentRow())
         self.changed.emit()
 
     # --- the form -----------------------------------------------------------------------------------
@@ -428,25 +416,14 @@ class McpServersTab(QWidget):
     def problems_of(self, index: int) -> dict[str, str]:
         row = self.rows[index]
         _, problems = row_problems(row)
-        if "name" not in problems and any(r["name"].strip() == row["name"].strip() for r in self.rows[:index]):
-            problems["name"] = f"another server is already called {row['name']}"
+        duplicate = None if "name" in problems else self.duplicate_problem(index)
+        if duplicate:
+            problems["name"] = duplicate
         return problems
-
-    def show_problems(self) -> None:
-        index = self.list.currentRow()
-        problems = self.problems_of(index) if 0 <= index < len(self.rows) else {}
-        for name, label in self.errors.items():
-            label.setText(problems.get(name, ""))
-            label.setVisible(name in problems)
 
     def all_problems(self) -> list[str]:
         return [f"MCP server {self.rows[i]['name'] or '(no name)'}: {field.replace('_', ' ')}: {message}"
                 for i in range(len(self.rows)) for field, message in self.problems_of(i).items()]
-
-    def renames(self) -> dict[str, str]:
-        """Servers given a new name: the name in use -> the new one (applied on OK with ``result()``)."""
-        return {r["original"]: r["name"].strip() for r in self.rows
-                if r["original"] is not None and r["name"].strip() != r["original"]}
 
     def result(self) -> list[McpServerSettings]:
         """The servers as edited (call only when ``all_problems()`` is empty)."""

@@ -13,7 +13,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -32,6 +31,7 @@ from app.settings.model import ProviderSettings
 from orchestration.providers import ADAPTER_KINDS
 from orchestration.providers.presets import PRESETS
 from widgets.form_errors import error_label, with_error
+from widgets.list_form_tab import ListFormTab
 from widgets.preferences_keys import KeyActions, KeyRow
 
 ConnectionTester = Callable[[ProviderSettings, str | None], Awaitable[list[str]]]
@@ -83,8 +83,9 @@ def row_problems(row: dict[str, Any]) -> tuple[ProviderSettings | None, dict[str
         return None, problems
 
 
-class ProvidersTab(QWidget):
-    changed = Signal()
+class ProvidersTab(ListFormTab):
+    KEY = "id"
+    NOUN = "provider"
 
     def __init__(self, providers: list[ProviderSettings], default_provider: str | None, keys: KeyActions,
                  tester: ConnectionTester | None, parent: QWidget | None = None) -> None:
@@ -172,10 +173,6 @@ class ProvidersTab(QWidget):
         self._load(self.list.currentRow())
 
     # --- the list -----------------------------------------------------------------------------------
-    def current(self) -> dict[str, Any] | None:
-        index = self.list.currentRow()
-        return self.rows[index] if 0 <= index < len(self.rows) else None
-
     def add(self, preset: str = "openai") -> None:
         taken = {r["id"] for r in self.rows}
         name = preset
@@ -191,15 +188,6 @@ class ProvidersTab(QWidget):
         self.list.setCurrentRow(len(self.rows) - 1)
         self.id.setFocus()
         self.id.selectAll()
-        self.changed.emit()
-
-    def remove_current(self) -> None:
-        index = self.list.currentRow()
-        if not 0 <= index < len(self.rows):
-            return
-        del self.rows[index]
-        self.list.takeItem(index)
-        self._load(self.list.currentRow())
         self.changed.emit()
 
     # --- the form -----------------------------------------------------------------------------------
@@ -267,25 +255,14 @@ class ProvidersTab(QWidget):
     def problems_of(self, index: int) -> dict[str, str]:
         row = self.rows[index]
         _, problems = row_problems(row)
-        if "id" not in problems and any(r["id"].strip() == row["id"].strip() for r in self.rows[:index]):
-            problems["id"] = f"another provider is already called {row['id']}"
+        duplicate = None if "id" in problems else self.duplicate_problem(index)
+        if duplicate:
+            problems["id"] = duplicate
         return problems
-
-    def show_problems(self) -> None:
-        index = self.list.currentRow()
-        problems = self.problems_of(index) if 0 <= index < len(self.rows) else {}
-        for name, label in self.errors.items():
-            label.setText(problems.get(name, ""))
-            label.setVisible(name in problems)
 
     def all_problems(self) -> list[str]:
         return [f"Provider {self.rows[i]['id'] or '(no id)'}: {field.replace('_', ' ')}: {message}"
                 for i in range(len(self.rows)) for field, message in self.problems_of(i).items()]
-
-    def renames(self) -> dict[str, str]:
-        """Providers given a new id: the id in use -> the new one (applied on OK with ``result()``)."""
-        return {r["original"]: r["id"].strip() for r in self.rows
-                if r["original"] is not None and r["id"].strip() != r["original"]}
 
     def result(self) -> tuple[list[ProviderSettings], str | None]:
         """The providers as edited (call only when ``all_problems()`` is empty) and the default one's id."""
