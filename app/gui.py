@@ -82,8 +82,12 @@ def main(data_dir: str | None = None) -> int:
 
     QTimer.singleShot(0, attach)
     closed = asyncio.Event()
+    def quitting() -> None:
+        for session in sessions:
+            session.quitting()
+
     app.aboutToQuit.connect(closed.set)
-    app.aboutToQuit.connect(lambda: [session.quitting() for session in sessions])
+    app.aboutToQuit.connect(quitting)
     with loop:
         loop.run_until_complete(closed.wait())
         for session in sessions:
