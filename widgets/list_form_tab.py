@@ -43,10 +43,14 @@ class ListFormTab(QWidget):
         raise NotImplementedError
 
     def duplicate_problem(self, index: int) -> str | None:
-        """The message when an earlier row already has this row's name."""
+        """The message when an earlier row already has this row's name, or another row is still called so until
+        OK (a swap or chain of renames in one go would move a key onto one that has not moved yet)."""
         name = self.rows[index][self.KEY].strip()
         if any(r[self.KEY].strip() == name for r in self.rows[:index]):
             return f"another {self.NOUN} is already called {self.rows[index][self.KEY]}"
+        if any(r["original"] == name != r[self.KEY].strip() for i, r in enumerate(self.rows) if i != index):
+            return (f"another {self.NOUN} is called {name} until OK; rename that one first, press OK, then use "
+                    "this name")
         return None
 
     def show_problems(self) -> None:

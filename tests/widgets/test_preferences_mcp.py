@@ -205,3 +205,15 @@ def test_renaming_a_server_is_reported_and_its_secrets_stay_put_until_ok(qtbot):
     tab.name.setText("site")
     assert tab.errors["name"].text() == "another server is already called site"  # the new name is taken
     assert not dialog.ok_button.isEnabled()
+
+
+def test_a_name_still_in_use_by_a_renamed_server_is_refused(qtbot):
+    dialog = make_dialog(qtbot, Settings(mcp_servers=[McpServerSettings(name="a", command="x"),
+                                                      McpServerSettings(name="b", command="y")]))
+    tab = dialog.mcp_servers
+    tab.name.setText("c")  # a -> c is fine
+    tab.list.setCurrentRow(1)
+    tab.name.setText("a")  # b -> a would take the name a still has until OK
+    assert tab.errors["name"].text() == ("another server is called a until OK; rename that one first, press OK, "
+                                         "then use this name")
+    assert not dialog.ok_button.isEnabled()
