@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QLabel, QListWidget, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVBoxLayout, QWidget
 
 
 class ListFormTab(QWidget):
@@ -22,6 +22,22 @@ class ListFormTab(QWidget):
     rows: list[dict[str, Any]]
     list: QListWidget
     errors: dict[str, QLabel]
+
+    def _build_list(self, list_name: str, add_name: str, remove_name: str) -> QVBoxLayout:
+        """The list with Add and Remove under it (``list``, ``add_button``, ``remove_button``), as a layout."""
+        self.list = QListWidget()
+        self.list.setAccessibleName(list_name)
+        self.add_button = QPushButton("Add")
+        self.add_button.setAccessibleName(add_name)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setAccessibleName(remove_name)
+        left = QVBoxLayout()
+        left.addWidget(self.list, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        left.addLayout(buttons)
+        return left
 
     def current(self) -> dict[str, Any] | None:
         index = self.list.currentRow()

@@ -24,11 +24,9 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
     QPlainTextEdit,
     QPushButton,
     QStackedWidget,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -160,18 +158,7 @@ class McpServersTab(ListFormTab):
         self._loading = False
         self._statuses = {s.name: s for s in hooks.statuses()}
 
-        self.list = QListWidget()
-        self.list.setAccessibleName("MCP servers")
-        self.add_button = QPushButton("Add")
-        self.add_button.setAccessibleName("Add an MCP server")
-        self.remove_button = QPushButton("Remove")
-        self.remove_button.setAccessibleName("Remove the MCP server")
-        left = QVBoxLayout()
-        left.addWidget(self.list, 1)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        left.addLayout(buttons)
+        left = self._build_list("MCP servers", "Add an MCP server", "Remove the MCP server")
 
         self.name = QLineEdit()
         self.name.setAccessibleName("Server name")

@@ -20,10 +20,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
     QPlainTextEdit,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -95,18 +93,7 @@ class ProvidersTab(ListFormTab):
         self.test_task: asyncio.Future[None] | None = None
         self._loading = False
 
-        self.list = QListWidget()
-        self.list.setAccessibleName("Providers")
-        self.add_button = QPushButton("Add")
-        self.add_button.setAccessibleName("Add a provider")
-        self.remove_button = QPushButton("Remove")
-        self.remove_button.setAccessibleName("Remove the provider")
-        left = QVBoxLayout()
-        left.addWidget(self.list, 1)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        left.addLayout(buttons)
+        left = self._build_list("Providers", "Add a provider", "Remove the provider")
 
         self.preset = QComboBox()
         self.preset.setAccessibleName("Preset")
