@@ -41,8 +41,8 @@ def prepare_conversation(history: History | None, args: argparse.Namespace, prom
         messages = [*_with_system([], args.system), UserMessage(content=prompt or "")]
         if history is None or not save:
             return ChatConversation(messages, prompt, None, None, None)
-        conversation_id = history.create_conversation(title_from_text(prompt or ""), provider=provider, model=model,
-                                                      system_prompt=args.system)
+        conversation_id = history.create_conversation(title_from_text(prompt or "", secrets), provider=provider,
+                                                      model=model, system_prompt=args.system)
         return ChatConversation(messages, prompt, None, conversation_id,
                                 RunRecorder(history, conversation_id, secrets=secrets))
     assert history is not None

@@ -31,6 +31,16 @@ _QUERY_PARAM = re.compile(
     r"(?P<lead>[?&](?:" + "|".join(re.escape(p) for p in sorted(SENSITIVE_PARAMS)) + r")=)(?P<value>[^&#\s\"'<>]+)",
     re.IGNORECASE,
 )
+# Prefixes of API keys and tokens as providers and services issue them (OpenAI, Anthropic, OpenRouter, DeepSeek:
+# sk-; Groq gsk_; xAI xai-; NVIDIA nvapi-; Fireworks fw_; Tavily tvly-; Perplexity pplx-; Hugging Face hf_;
+# Replicate r8_; GitHub ghp_ and friends), followed by at least KEY_SHAPED_MIN_CHARS characters that include a
+# digit, and Google's AIza keys. Used where no key is known but none may be kept: conversation titles.
+KEY_SHAPED_MIN_CHARS = 20
+_KEY_SHAPED = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:"
+    r"(?:sk|gsk|xai|nvapi|fw|tvly|pplx|hf|r8|gh[pousr]|github_pat)[-_]"
+    rf"(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{{{KEY_SHAPED_MIN_CHARS},}}"
+    r"|AIza[0-9A-Za-z_-]{30,})")
 _BEARER = re.compile(r"(?P<lead>\bBearer\s+)(?P<value>[A-Za-z0-9._~+/=-]{8,})", re.IGNORECASE)
 
 
@@ -134,6 +144,11 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     return _BEARER.sub(lambda m: m.group("lead") + REDACTED, text)
 
 
+def redact_key_shaped(text: str) -> str:
+    """Strings shaped like a provider's API key (known prefixes, long, with digits) replaced, key in use or not."""
+    return _KEY_SHAPED.sub(REDACTED, text)
+
+
 def _usable(secrets: Iterable[str]) -> list[str]:
     return [s for s in secrets if s and len(s) >= MIN_SECRET_CHARS]
 
@@ -181,6 +196,7 @@ def cut_redacted(text: str, limit: int, secrets: Iterable[str] = (), *, continue
 
 
 __all__ = [
+    "KEY_SHAPED_MIN_CHARS",
     "MAX_SURVIVING_PREFIX_CHARS",
     "MIN_SECRET_CHARS",
     "REDACTED",
@@ -192,6 +208,7 @@ __all__ = [
     "redact_body",
     "redact_headers",
     "redact_json_value",
+    "redact_key_shaped",
     "redact_request",
     "redact_text",
     "redact_url",

@@ -28,6 +28,7 @@ from app.storage.records import (
     ToolOutputRecord,
     loads_or_none,
 )
+from orchestration.redaction import cut_redacted, redact_key_shaped, replace_secrets
 
 # Titles made from a first message are cut to this many characters.
 TITLE_CHARS = 80
@@ -41,9 +42,20 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def title_from_text(text: str) -> str:
+def clean_title(title: str) -> str:
+    """A title as stored: trimmed, with anything shaped like an API key replaced (titles are listed, searched
+    and exported everywhere)."""
+    return redact_key_shaped(title.strip())
+
+
+def title_from_text(text: str, secrets: Iterable[str] = ()) -> str:
+    """The first non-blank line of a message, with ``secrets`` (the key in use) and key-shaped strings replaced
+    before it is cut to TITLE_CHARS, and cut outside any key, so not even the start of a key is kept."""
     line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+    line = clean_title(replace_secrets(line, secrets))
+    if len(line) <= TITLE_CHARS:
+        return line
+    return cut_redacted(line, TITLE_CHARS - 1, secrets).text.rstrip() + "…"
 
 
 class History:
@@ -71,7 +83,7 @@ class History:
         now = now_ms()
         cursor = self.db.execute(
             "INSERT INTO conversations (title, created_at, updated_at, provider, model, system_prompt) "
-            "VALUES (?, ?, ?, ?, ?, ?)", [title, now, now, provider, model, system_prompt])
+            "VALUES (?, ?, ?, ?, ?, ?)", [clean_title(title), now, now, provider, model, system_prompt])
         return int(cursor.lastrowid)
 
     @guarded("read the conversation")
@@ -102,7 +114,7 @@ class History:
 
     @guarded("rename the conversation")
     def rename(self, conversation_id: int, title: str) -> None:
-        self._update_conversation(conversation_id, title=title.strip())
+        self._update_conversation(conversation_id, title=clean_title(title))
 
     @guarded("update the conversation")
     def set_pinned(self, conversation_id: int, pinned: bool) -> None:

@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from app.storage.errors import StorageError, storage_errors
 from app.storage.history import History, now_ms
 from app.storage.records import MessageStatus, RunStatus
+from orchestration.event_redaction import RedactingEmitter
 from orchestration.events import FinishReason, RunError, RunEvent, ToolCallInfo, ToolResult, event_json
-from orchestration.redaction import redact_text, replace_secrets
+from orchestration.redaction import redact_text, replace_secrets, withhold_secret_start
 
 # Longest time streamed text stays only in memory before a checkpoint writes it, in seconds.
 CHECKPOINT_INTERVAL_S = 2.0
@@ -248,6 +249,14 @@ class RunRecorder:
             return "complete", TOOL_CALLS_FINISH
         return final
 
+    def _stored_text(self, pieces: list[str], status: MessageStatus) -> str:
+        """Streamed text with the known secrets replaced. Text that stopped early (a checkpoint, a run cut off)
+        may end in the start of a key still on its way: that end is left out, so no part of a key is written."""
+        text = replace_secrets("".join(pieces), self.secrets)
+        if status == "complete":
+            return text
+        return withhold_secret_start(text, self.secrets)[0]
+
     def _write_turns(self, final: tuple[RunStatus, str] | None) -> int:
         """Insert or update one assistant message per model call; returns the id of the last one (the leaf)."""
         assert self.ids is not None
@@ -257,8 +266,8 @@ class RunRecorder:
         now = now_ms()
         for turn in turns:
             status, finish_reason = self._message_status(turn, turns[-1], final)
-            content = replace_secrets("".join(turn.text), self.secrets)
-            reasoning = replace_secrets("".join(turn.reasoning), self.secrets)
+            content = self._stored_text(turn.text, status)
+            reasoning = self._stored_text(turn.reasoning, status)
             usage = json.dumps(turn.usage) if turn.usage else None
             if turn.message_id is None:
                 cursor = db.execute(
@@ -314,8 +323,13 @@ class RunRecorder:
 
     def _write_events(self) -> None:
         assert self.ids is not None
+        redacted: list[RunEvent] = []
+        emit = RedactingEmitter(redacted.append, self.secrets)  # also a key split across streamed pieces
+        for event in self._events:
+            emit(event)
+        emit.flush()
         rows = [(self.ids.run_id, e.seq, e.type, e.iteration, e.ts, redact_text(event_json(e), self.secrets))
-                for e in self._events]
+                for e in redacted]
         self.history.db.conn.executemany(
             "INSERT OR REPLACE INTO run_events (run_id, seq, type, iteration, ts, event) VALUES (?, ?, ?, ?, ?, ?)",
             rows)
