@@ -9,8 +9,10 @@ hang off the assistant message that made them. Runs are written by app/storage/r
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,8 @@ from app.storage.records import (
     ToolOutputRecord,
     loads_or_none,
 )
+from app.storage.recovery import process_alive
+from app.storage.transactions import write_transaction
 from orchestration.redaction import cut_redacted, redact_key_shaped, replace_secrets
 
 # Titles made from a first message are cut to this many characters.
@@ -36,6 +40,14 @@ TITLE_CHARS = 80
 
 class NotFoundError(LookupError):
     """No conversation or message with that id; the message says which."""
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where the next message of a conversation goes: after ``message_id`` (None: as its first message)."""
+
+    conversation_id: int
+    message_id: int | None
 
 
 def now_ms() -> int:
@@ -141,12 +153,32 @@ class History:
             raise NotFoundError(f"there is no conversation {conversation_id}")
 
     # --- messages and branches ---------------------------------------------------------------------------
+    @guarded("read the conversation")
+    def resume_point(self, conversation_id: int) -> ResumePoint:
+        """Where a new message continues the conversation: after the current leaf, unless that belongs to a run
+        another live Parley process is still answering; then beside that run's question (a new branch), so two
+        chats on one conversation at once never put one's message inside the other's run."""
+        leaf = self.conversation(conversation_id).current_leaf_id
+        busy = {run_id: question for run_id, question, pid in self.db.execute(
+            "SELECT id, user_message_id, owner_pid FROM runs WHERE conversation_id = ? AND status = 'running'",
+            [conversation_id]) if pid != os.getpid() and process_alive(pid)}
+        questions = set(busy.values())
+        seen: set[int] = set()
+        while leaf is not None and leaf not in seen:  # up past their answers and their question
+            seen.add(leaf)
+            row = self.db.execute("SELECT parent_id, run_id FROM messages WHERE id = ?", [leaf]).fetchone()
+            if row is None or not (leaf in questions or row[1] in busy):
+                break
+            leaf = row[0]
+        return ResumePoint(conversation_id, leaf)
+
     @guarded("save the message")
     def add_message(self, conversation_id: int, role: MessageRole, content: str) -> int:
-        """Append a complete message after the conversation's current leaf; it becomes the leaf."""
-        parent = self.conversation(conversation_id).current_leaf_id
-        now = now_ms()
-        with self.db.atomic():
+        """Append a complete message after the conversation's current leaf (read in the same transaction); it
+        becomes the leaf."""
+        with write_transaction(self.db):
+            parent = self.conversation(conversation_id).current_leaf_id
+            now = now_ms()
             cursor = self.db.execute(
                 "INSERT INTO messages (conversation_id, parent_id, role, content, status, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?, 'complete', ?, ?)", [conversation_id, parent, role, content, now, now])
@@ -215,7 +247,7 @@ class History:
                              [conversation_id, parent_id])
         return self._records(rows)
 
-    def _message_in(self, conversation_id: int, message_id: int) -> MessageRecord:
+    def message_in(self, conversation_id: int, message_id: int) -> MessageRecord:
         record = self.message(message_id)
         if record.conversation_id != conversation_id:
             raise NotFoundError(f"message {message_id} is not part of conversation {conversation_id}")
@@ -231,20 +263,22 @@ class History:
 
         The current leaf moves to the message's parent; the old branch stays. Returns the new leaf.
         """
-        record = self._message_in(conversation_id, message_id)
-        self._set_leaf(conversation_id, record.parent_id)
+        with write_transaction(self.db):
+            record = self.message_in(conversation_id, message_id)
+            self._set_leaf(conversation_id, record.parent_id)
         return record.parent_id
 
     @guarded("switch branches")
     def switch_branch(self, conversation_id: int, message_id: int) -> int:
         """Show the branch through ``message_id``: the leaf becomes its newest descendant. Returns that leaf."""
-        leaf = self._message_in(conversation_id, message_id).id
-        while True:
-            row = self.db.execute("SELECT MAX(id) FROM messages WHERE parent_id = ?", [leaf]).fetchone()
-            if row[0] is None:
-                break
-            leaf = int(row[0])
-        self._set_leaf(conversation_id, leaf)
+        with write_transaction(self.db):
+            leaf = self.message_in(conversation_id, message_id).id
+            while True:
+                row = self.db.execute("SELECT MAX(id) FROM messages WHERE parent_id = ?", [leaf]).fetchone()
+                if row[0] is None:
+                    break
+                leaf = int(row[0])
+            self._set_leaf(conversation_id, leaf)
         return leaf
 
     # --- runs ------------------------------------------------------------------------------------------

@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from app.storage.errors import StorageError, storage_errors
-from app.storage.history import History, now_ms
+from app.storage.history import History, ResumePoint, now_ms
 from app.storage.records import MessageStatus, RunStatus
+from app.storage.transactions import write_transaction
 from orchestration.event_redaction import RedactingEmitter
 from orchestration.events import FinishReason, RunError, RunEvent, ToolCallInfo, ToolResult, event_json
 from orchestration.redaction import redact_text, replace_secrets, withhold_secret_start
@@ -67,10 +68,15 @@ class _Turn:
 
 class RunRecorder:
     def __init__(self, history: History, conversation_id: int, *, secrets: Iterable[str] = (),
-                 checkpoint_interval: float = CHECKPOINT_INTERVAL_S,
+                 resume: ResumePoint | None = None, checkpoint_interval: float = CHECKPOINT_INTERVAL_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
+        """``resume``: where the caller read the conversation up to for the request's context; the user message
+        is stored right there (None: the resume point when ``begin`` writes)."""
+        if resume is not None and resume.conversation_id != conversation_id:
+            raise ValueError(f"the resume point is in conversation {resume.conversation_id}, not {conversation_id}")
         self.history = history
         self.conversation_id = conversation_id
+        self.resume = resume
         self.secrets = [s for s in secrets if s]
         self.checkpoint_interval = checkpoint_interval
         self.clock = clock
@@ -98,8 +104,10 @@ class RunRecorder:
     # --- start ----------------------------------------------------------------------------------------
     def begin(self, user_text: str | None, *, reply_to: int | None = None, run_id: str | None = None,
               provider: str | None = None, model: str | None = None) -> RunIds:
-        """Write the user message (after the current leaf) and the run row, before the request is sent.
+        """Write the user message and the run row, before the request is sent.
 
+        The user message goes after the resume point given to the recorder (the one its request's context was
+        read up to), else after ``History.resume_point`` read inside this same write transaction.
         ``user_text=None`` regenerates: the answer becomes a new reply to ``reply_to`` (a user message), next to
         any earlier answers. Raises StorageError when they cannot be written; then no request should be sent.
         """
@@ -112,32 +120,40 @@ class RunRecorder:
         self.save_error = self.checkpoint_error = None
         run_id = run_id or uuid.uuid4().hex
         db = self.history.db
-        with storage_errors(self.history.path, "save your message"):
-            conversation = self.history.conversation(self.conversation_id)
+        with storage_errors(self.history.path, "save your message"), write_transaction(db):
             now = now_ms()
-            with db.atomic():
-                if user_text is not None:
-                    cursor = db.execute(
-                        "INSERT INTO messages (conversation_id, parent_id, role, content, status, created_at, "
-                        "updated_at) VALUES (?, ?, 'user', ?, 'complete', ?, ?)",
-                        [self.conversation_id, conversation.current_leaf_id, replace_secrets(user_text,
-                                                                                             self.secrets), now, now])
-                    anchor = int(cursor.lastrowid)
-                else:
-                    anchor = self._reply_anchor(reply_to)  # type: ignore[arg-type]
-                db.execute("INSERT INTO runs (id, conversation_id, user_message_id, provider, model, status, "
-                           "started_at, owner_pid) VALUES (?, ?, ?, ?, ?, 'running', ?, ?)",
-                           [run_id, self.conversation_id, anchor, provider, model, now, os.getpid()])
-                db.execute("UPDATE conversations SET current_leaf_id = ?, updated_at = ? WHERE id = ?",
-                           [anchor, now, self.conversation_id])
+            if user_text is not None:
+                parent = self._parent()
+                cursor = db.execute(
+                    "INSERT INTO messages (conversation_id, parent_id, role, content, status, created_at, "
+                    "updated_at) VALUES (?, ?, 'user', ?, 'complete', ?, ?)",
+                    [self.conversation_id, parent, replace_secrets(user_text, self.secrets), now, now])
+                anchor = int(cursor.lastrowid)
+            else:
+                anchor = self._reply_anchor(reply_to)  # type: ignore[arg-type]
+            db.execute("INSERT INTO runs (id, conversation_id, user_message_id, provider, model, status, "
+                       "started_at, owner_pid) VALUES (?, ?, ?, ?, ?, 'running', ?, ?)",
+                       [run_id, self.conversation_id, anchor, provider, model, now, os.getpid()])
+            db.execute("UPDATE conversations SET current_leaf_id = ?, updated_at = ? WHERE id = ?",
+                       [anchor, now, self.conversation_id])
         self.ids = RunIds(run_id, anchor)
         self._provider, self._model = provider, model
         self._active = True
         self._last_checkpoint = self.clock()
         return self.ids
 
+    def _parent(self) -> int | None:
+        """The message the new user message follows, read inside the writing transaction."""
+        if self.resume is None:
+            return self.history.resume_point(self.conversation_id).message_id
+        self.history.conversation(self.conversation_id)  # NotFoundError if it was deleted meanwhile
+        parent = self.resume.message_id
+        if parent is not None:
+            self.history.message_in(self.conversation_id, parent)  # still there, and part of it
+        return parent
+
     def _reply_anchor(self, message_id: int) -> int:
-        record = self.history.message(message_id)
+        record = self.history.message(message_id)  # read inside begin's write transaction
         if record.conversation_id != self.conversation_id or record.role != "user":
             raise ValueError(f"message {message_id} is not a user message of conversation {self.conversation_id}")
         return record.id
@@ -198,7 +214,7 @@ class RunRecorder:
         self._last_checkpoint = self.clock()
         row_ids = self._row_ids()
         try:
-            with storage_errors(self.history.path, "save the partial answer"), self.history.db.atomic():
+            with storage_errors(self.history.path, "save the partial answer"), write_transaction(self.history.db):
                 leaf = self._write_turns(final=None)
                 self.history.db.execute("UPDATE conversations SET current_leaf_id = ? WHERE id = ?",
                                         [leaf, self.conversation_id])
@@ -225,7 +241,7 @@ class RunRecorder:
         db = self.history.db
         row_ids = self._row_ids()
         try:
-            with storage_errors(self.history.path, "save the answer"), db.atomic():
+            with storage_errors(self.history.path, "save the answer"), write_transaction(db):
                 leaf = self._write_turns(final=(run_status, finish_reason))
                 self._write_tools()
                 self._write_run(run_status, finish_reason)
