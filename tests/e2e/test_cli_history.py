@@ -101,3 +101,41 @@ def test_unknown_conversation_is_usage_error(server):
     result = run_parley("chat", "--base-url", server.url + "/v1", "--model", "m", "--conversation", "42", "hi")
     assert result.returncode == 2 and "no conversation 42" in result.stderr
     assert server.count == 0
+
+
+def export_with(**changes: object) -> dict:
+    """A valid export document (one question, one answer, one run) with fields replaced by dotted path."""
+    document = {
+        "format": "parley.conversation", "version": 1, "exported_at": 0,
+        "conversation": {"title": "t", "created_at": 1, "updated_at": 1},
+        "messages": [{"id": 1, "role": "user", "content": "q", "created_at": 1},
+                     {"id": 2, "parent_id": 1, "run_id": "r", "role": "assistant", "content": "a", "created_at": 2,
+                      "tool_calls": [{"call_id": "c", "name": "calculate", "arguments": "{}", "text_offset": 0,
+                                      "output": {"status": "ok", "content": "2", "duration_ms": 1}}]}],
+        "runs": [{"id": "r", "status": "complete", "started_at": 1, "input_tokens": 3}],
+    }
+    for path, value in changes.items():
+        target = document
+        *parents, last = path.split(".")
+        for part in parents:
+            target = target[int(part)] if isinstance(target, list) else target[part]
+        target[last] = value
+    return document
+
+
+@pytest.mark.parametrize(("path", "value"), [
+    ("conversation.created_at", 10**30), ("conversation.updated_at", -(10**30)), ("messages.0.created_at", 10**19),
+    ("messages.1.tool_calls.0.text_offset", 2**63), ("messages.1.tool_calls.0.output.duration_ms", 10**30),
+    ("runs.0.started_at", 10**30), ("runs.0.input_tokens", 10**30), ("exported_at", 10**30),
+])
+def test_an_import_with_numbers_out_of_range_is_refused_naming_the_field(tmp_path, path, value):
+    file = tmp_path / "huge.json"
+    file.write_text(json.dumps(export_with(**{path: value})))
+    result = run_parley("import", str(file))
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr and str(file) in result.stderr
+    assert path.replace(".0.", "[0].").replace(".1.", "[1].") in result.stderr
+    assert run_parley("history", "list", "--json").stdout.strip() == "[]"
+    fine = tmp_path / "fine.json"
+    fine.write_text(json.dumps(export_with()))
+    assert run_parley("import", str(fine)).returncode == 0
