@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from app.errors import EnvironmentProblem, describe_os_error, describe_validation_error
 from app.storage.errors import storage_errors
-from app.storage.history import History, now_ms
+from app.storage.history import History, clean_title, now_ms
+from app.storage.integrity import MAX_TIME_MS, SQLITE_MAX_INTEGER
 from app.storage.records import MessageStatus, RunStatus
 from orchestration.events import ToolStatus
 
@@ -28,8 +29,6 @@ EXPORT_VERSION = 1
 MAX_IMPORT_BYTES = 512 * 1024 * 1024
 # Numbers an import may hold: SQLite keeps integers in 64 bits, and times are epoch milliseconds up to the end of
 # the year 9999 (what a date can show). Anything larger is refused naming the field, before anything is written.
-SQLITE_MAX_INTEGER = 2**63 - 1
-MAX_TIME_MS = 253_402_300_799_999
 Count = Annotated[int, Field(ge=0, le=SQLITE_MAX_INTEGER)]
 TimeMs = Annotated[int, Field(ge=0, le=MAX_TIME_MS)]
 
@@ -201,7 +200,7 @@ def import_conversation(history: History, document: ConversationExport) -> int:
         conversation_id = int(db.execute(
             "INSERT INTO conversations (title, created_at, updated_at, provider, model, system_prompt, pinned, "
             "archived) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [c.title, c.created_at, c.updated_at, c.provider, c.model, c.system_prompt, int(c.pinned),
+            [clean_title(c.title), c.created_at, c.updated_at, c.provider, c.model, c.system_prompt, int(c.pinned),
              int(c.archived)]).lastrowid)
         run_ids = {run.id: uuid.uuid4().hex for run in document.runs}
         for run in document.runs:
