@@ -49,13 +49,20 @@ def tool_registry(settings: Settings, secret_lookup: Callable[[str], str | None]
     """The tools for a run (with the MCP servers' tools listed so far, when a manager is given), with the
     approval policy of settings.tools applied (``ask`` or ``allow``); tools whose policy is ``deny`` are left
     out."""
+    registry = configured_tools(settings, secret_lookup, mcp)
+    apply_approval(registry, settings)
+    return registry
+
+
+def configured_tools(settings: Settings, secret_lookup: Callable[[str], str | None],
+                     mcp: McpManager | None = None) -> ToolRegistry:
+    """Every tool the settings configure, before their approval policies (denied tools included)."""
     workspace = WorkspaceSettings(folders=[Path(f) for f in settings.workspace_folders])
     registry = default_registry(search=search_settings(settings),
                                 fetch=FetchSettings(allow_local_addresses=settings.allow_local_addresses),
                                 workspace=workspace, secret_lookup=secret_lookup)
     if mcp is not None:
         mcp.register_into(registry)
-    apply_approval(registry, settings)
     return registry
 
 

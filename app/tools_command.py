@@ -1,50 +1,72 @@
-"""``parley tools list``: what the model can call, with category, visibility and approval; the configured MCP
-servers are connected first (up to MCP_CONNECT_TIMEOUT_S) so their tools are listed too."""
+"""``parley tools list``: every tool the settings configure, with category, visibility, the approval policy a run
+gives it (ask, allow or deny) and whether a run offers it, with the reason when it does not (denied in the
+settings, or a file tool with no workspace folder chosen). The configured MCP servers are connected first (up
+to MCP_CONNECT_TIMEOUT_S) so their tools are listed too."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
+from typing import Any
 
 from app.cli_common import EXIT_OK
 from app.cli_context import secret_store, settings_from_args
 from app.settings import Settings
-from app.tool_setup import connected_mcp
-from tools import default_registry
-from tools.registry import ToolRegistry
+from app.tool_setup import configured_tools, connected_mcp
+from tools.files import WorkspaceSettings, described_workspace_tools
+from tools.registry import Tool
+
+NO_WORKSPACE = "no workspace folder chosen (Preferences > Workspace, or workspace_folders in settings)"
+DENIED = "denied in the settings (tools.approval)"
 
 
-async def _with_mcp(settings: Settings) -> ToolRegistry:
-    registry = default_registry()
+async def _with_mcp(settings: Settings) -> list[Tool]:
     manager = await connected_mcp(settings, secret_store().lookup)
     try:
-        manager.register_into(registry)
+        return list(configured_tools(settings, secret_store().lookup, manager))
     finally:
         await manager.aclose()
-    return registry
+
+
+def _row(tool: Tool, settings: Settings, reason: str | None) -> dict[str, Any]:
+    policy = settings.tools.approval.get(tool.name) or ("ask" if tool.needs_approval else "allow")
+    if policy == "deny" and reason is None:
+        reason = DENIED
+    return {
+        "name": tool.name,
+        "category": tool.category,
+        "visibility": tool.visibility,
+        "approval": policy,
+        "needs_approval": policy == "ask",
+        "offered": reason is None,
+        "reason": reason,
+        "parallel_safe": tool.parallel_safe,
+        "description": tool.description,
+    }
+
+
+def tool_rows(settings: Settings, tools: list[Tool]) -> list[dict[str, Any]]:
+    """One row per configured tool, then the file tools as off when no workspace folder is chosen."""
+    rows = [_row(tool, settings, None) for tool in tools]
+    if not settings.workspace_folders:
+        rows += [_row(tool, settings, NO_WORKSPACE) for tool in described_workspace_tools(WorkspaceSettings())]
+    return rows
 
 
 def run_tools(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    registry = asyncio.run(_with_mcp(settings)) if settings.mcp_servers else default_registry()
-    rows = [
-        {
-            "name": tool.name,
-            "category": tool.category,
-            "visibility": tool.visibility,
-            "needs_approval": tool.needs_approval,
-            "parallel_safe": tool.parallel_safe,
-            "description": tool.description,
-        }
-        for tool in registry
-    ]
+    if settings.mcp_servers:
+        tools = asyncio.run(_with_mcp(settings))
+    else:
+        tools = list(configured_tools(settings, secret_store().lookup))
+    rows = tool_rows(settings, tools)
     if getattr(args, "json", False):
         print(json.dumps(rows, indent=2))
         return EXIT_OK
     width = max((len(r["name"]) for r in rows), default=4)
     print(f"{'NAME':<{width}}  CATEGORY  VISIBILITY  APPROVAL  DESCRIPTION")
     for r in rows:
-        approval = "ask" if r["needs_approval"] else "allow"
-        print(f"{r['name']:<{width}}  {r['category']:<8}  {r['visibility']:<10}  {approval:<8}  {r['description']}")
+        description = f"off: {r['reason']}. {r['description']}" if r["reason"] else r["description"]
+        print(f"{r['name']:<{width}}  {r['category']:<8}  {r['visibility']:<10}  {r['approval']:<8}  {description}")
     return EXIT_OK
