@@ -28,10 +28,10 @@ from app.storage import History
 from app.storage.run_recorder import CHECKPOINT_INTERVAL_S, RunRecorder
 from app.tool_setup import connected_mcp, tool_registry
 from orchestration.engine import ChatAdapter, NamedToolChoice, ToolChoice
+from orchestration.event_redaction import RedactingEmitter
 from orchestration.events import RunEvent
 from orchestration.loop import RunLoop, RunRequest, RunResult
 from orchestration.providers import UnsupportedKindError, adapter_for
-from orchestration.redaction import redact_text
 from orchestration.tool_turn import Approver, Emit
 from tools.registry import ToolRegistry, UnknownToolError
 
@@ -124,15 +124,9 @@ async def _run(loop: RunLoop, request: RunRequest, recorder: RunRecorder | None)
 
 
 def _redacting(sink: Emit, secrets: list[str]) -> Emit:
-    """Error and warning texts shown in the terminal with the key in use (and key-like URL parts) hidden:
-    some providers echo the key they rejected."""
-
-    def emit(event: RunEvent) -> None:
-        if event.type in ("error", "warning"):
-            event = event.model_copy(update={"message": redact_text(event.message, secrets)})
-        sink(event)
-
-    return emit
+    """What the terminal shows with the key in use hidden, in every event (some providers and models echo it),
+    even split across streamed pieces; key-like URL parts and bearer tokens in errors and warnings too."""
+    return RedactingEmitter(sink, secrets)
 
 
 def _fan_out(*sinks: Emit | None) -> Emit:

@@ -41,8 +41,8 @@ def prepare_conversation(history: History | None, args: argparse.Namespace, prom
         messages = [*_with_system([], args.system), UserMessage(content=prompt or "")]
         if history is None or not save:
             return ChatConversation(messages, prompt, None, None, None)
-        conversation_id = history.create_conversation(title_from_text(prompt or ""), provider=provider, model=model,
-                                                      system_prompt=args.system)
+        conversation_id = history.create_conversation(title_from_text(prompt or "", secrets), provider=provider,
+                                                      model=model, system_prompt=args.system)
         return ChatConversation(messages, prompt, None, conversation_id,
                                 RunRecorder(history, conversation_id, secrets=secrets))
     assert history is not None
@@ -50,14 +50,15 @@ def prepare_conversation(history: History | None, args: argparse.Namespace, prom
     history.conversation(conversation_id)  # NotFoundError for a wrong id
     if args.system and save:
         history.set_details(conversation_id, system_prompt=args.system)
-    reply_to = None
+    reply_to = resume = None
     if args.regenerate:
         users = [m for m in history.branch(conversation_id) if m.role == "user"]
         if not users:
             raise UsageError(f"conversation {conversation_id} has no user message to answer again")
         reply_to = users[-1].id
         messages = conversation_messages(history, conversation_id, leaf_id=reply_to)
-    else:
-        messages = [*conversation_messages(history, conversation_id), UserMessage(content=prompt or "")]
-    recorder = RunRecorder(history, conversation_id, secrets=secrets) if save else None
+    else:  # the new message is stored right after the context it is sent with
+        resume = history.resume_point(conversation_id)
+        messages = [*conversation_messages(history, conversation_id, upto=resume), UserMessage(content=prompt or "")]
+    recorder = RunRecorder(history, conversation_id, secrets=secrets, resume=resume) if save else None
     return ChatConversation(_with_system(messages, args.system), prompt, reply_to, conversation_id, recorder)

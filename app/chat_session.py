@@ -342,7 +342,7 @@ class ChatSession(QObject):
         recorder = None
         if self.history is not None:
             if self.conversation_id is None:
-                self.conversation_id = self.history.create_conversation(title_from_text(text),
+                self.conversation_id = self.history.create_conversation(title_from_text(text, [key] if key else []),
                                                                         provider=entry.id, model=model)
             recorder = RunRecorder(self.history, self.conversation_id, secrets=[key] if key else [])
             recorder.begin(text, run_id=run_id, provider=entry.id, model=model)

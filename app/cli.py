@@ -159,6 +159,15 @@ def _open_window(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Everything written to stdout and stderr goes through app/terminal_text.py: model, tool, provider and
+    stored text can hold terminal control sequences."""
+    from app.terminal_text import safe_output
+
+    with safe_output():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from app.mcp_command import split_server_command
 
     parser = build_parser()

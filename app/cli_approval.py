@@ -2,9 +2,9 @@
 
 Settings come first: a tool whose policy is ``allow`` runs, ``deny`` is refused. For the rest, ``--approve all``
 allows and ``--approve none`` denies; without the flag, a terminal (stdin and stderr both TTYs) is asked once per
-batch of calls, showing each call's arguments in full, and anything else denies. "Always" saves ``allow`` for
-those tools in the settings file. The answer is read on a daemon thread so that Ctrl+C (which cancels the run)
-never waits for a line that will not come.
+batch of calls, showing each call's arguments in full (control characters escaped: the model wrote them), and
+anything else denies. "Always" saves ``allow`` for those tools in the settings file. The answer is read on a
+daemon thread so that Ctrl+C (which cancels the run) never waits for a line that will not come.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from app.settings import Settings
+from app.terminal_text import terminal_safe
 from orchestration.tool_turn import ApprovalRequest, Approver, Decision
 
 APPROVE_CHOICES = ("all", "none")
@@ -58,10 +59,10 @@ class TerminalApprover:
         self.out = out
 
     def _print(self, text: str) -> None:
-        print(text, file=self.out or sys.stderr, flush=True)
+        print(terminal_safe(text), file=self.out or sys.stderr, flush=True)
 
     async def _ask(self, question: str) -> str:
-        print(question, end="", file=self.out or sys.stderr, flush=True)
+        print(terminal_safe(question), end="", file=self.out or sys.stderr, flush=True)
         line = await _read_in_background(self.read_line)
         return line.strip().lower()[:1]  # "" at end of input: treated as no
 

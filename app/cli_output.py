@@ -1,6 +1,7 @@
 """How a run looks in a terminal: the answer on stdout, everything else on stderr, or JSON lines.
 
-Both printers consume the same run events the window and the trace do.
+Both printers consume the same run events the window and the trace do, and write through
+app/terminal_text.py, so control sequences in model or tool text are shown, not obeyed.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from app.terminal_text import TerminalSafeStream, terminal_safe
 from orchestration.events import RunEvent, event_json
 
 
@@ -18,7 +20,7 @@ class JsonLinesPrinter:
         self.out = out or sys.stdout
 
     def __call__(self, event: RunEvent) -> None:
-        self.out.write(event_json(event) + "\n")
+        self.out.write(terminal_safe(event_json(event)) + "\n")
         self.out.flush()
 
 
@@ -31,8 +33,8 @@ class TerminalPrinter:
     """The answer streams to stdout; reasoning, tool activity, warnings and errors go to stderr."""
 
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None, show_reasoning: bool = True) -> None:
-        self.out = out or sys.stdout
-        self.err = err or sys.stderr
+        self.out = TerminalSafeStream(out or sys.stdout)
+        self.err = TerminalSafeStream(err or sys.stderr)
         self.show_reasoning = show_reasoning
         self._in_reasoning = False
         self._answer_open = False

@@ -2,7 +2,9 @@
 
 The inspector's raw request views and the run recorder pass everything through here, so an API key that
 travels in a header, a query parameter, a JSON body field or an error message is never displayed or saved.
-Pure functions, no Qt, no app imports.
+Text that is cut to a limit is redacted first and then cut so that the cut never ends inside a known secret
+(``cut_redacted``): otherwise the start of a key straddling the cut would survive. Pure functions, no Qt, no
+app imports.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 REDACTED = "[redacted]"
@@ -21,11 +23,24 @@ SENSITIVE_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-ke
 SENSITIVE_PARAMS = frozenset({"key", "api_key", "apikey", "access_token", "token"})
 # Known secrets shorter than this are not replaced in free text: they would match ordinary words.
 MIN_SECRET_CHARS = 8
+# The most characters of a known secret's start that may be left where text is cut. The cut functions below keep
+# none at all; this is the guarantee the tests hold them to.
+MAX_SURVIVING_PREFIX_CHARS = 8
 
 _QUERY_PARAM = re.compile(
     r"(?P<lead>[?&](?:" + "|".join(re.escape(p) for p in sorted(SENSITIVE_PARAMS)) + r")=)(?P<value>[^&#\s\"'<>]+)",
     re.IGNORECASE,
 )
+# Prefixes of API keys and tokens as providers and services issue them (OpenAI, Anthropic, OpenRouter, DeepSeek:
+# sk-; Groq gsk_; xAI xai-; NVIDIA nvapi-; Fireworks fw_; Tavily tvly-; Perplexity pplx-; Hugging Face hf_;
+# Replicate r8_; GitHub ghp_ and friends), followed by at least KEY_SHAPED_MIN_CHARS characters that include a
+# digit, and Google's AIza keys. Used where no key is known but none may be kept: conversation titles.
+KEY_SHAPED_MIN_CHARS = 20
+_KEY_SHAPED = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:"
+    r"(?:sk|gsk|xai|nvapi|fw|tvly|pplx|hf|r8|gh[pousr]|github_pat)[-_]"
+    rf"(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{{{KEY_SHAPED_MIN_CHARS},}}"
+    r"|AIza[0-9A-Za-z_-]{30,})")
 _BEARER = re.compile(r"(?P<lead>\bBearer\s+)(?P<value>[A-Za-z0-9._~+/=-]{8,})", re.IGNORECASE)
 
 
@@ -129,17 +144,75 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     return _BEARER.sub(lambda m: m.group("lead") + REDACTED, text)
 
 
+def redact_key_shaped(text: str) -> str:
+    """Strings shaped like a provider's API key (known prefixes, long, with digits) replaced, key in use or not."""
+    return _KEY_SHAPED.sub(REDACTED, text)
+
+
+def _usable(secrets: Iterable[str]) -> list[str]:
+    return [s for s in secrets if s and len(s) >= MIN_SECRET_CHARS]
+
+
+def secret_start_length(text: str, secrets: Iterable[str]) -> int:
+    """How many characters at the end of ``text`` could be the start of a known secret (0: none).
+
+    A secret that continues beyond the end of ``text`` (cut off, or still streaming) is not caught by
+    ``replace_secrets``; these characters are what would be left of it.
+    """
+    longest = 0
+    for secret in _usable(secrets):
+        for length in range(min(len(secret), len(text)), longest, -1):
+            if text.endswith(secret[:length]):
+                longest = length
+                break
+    return longest
+
+
+def withhold_secret_start(text: str, secrets: Iterable[str]) -> tuple[str, str]:
+    """``text`` split into what is safe to show now and an end that could be the start of a known secret."""
+    held = secret_start_length(text, secrets)
+    return (text[:len(text) - held], text[len(text) - held:]) if held else (text, "")
+
+
+class Cut(NamedTuple):
+    text: str  # what is kept: redacted, at most the limit, never ending inside a known secret
+    rest: str  # the redacted text that was cut off (its length is what the views report as omitted)
+
+
+def cut_redacted(text: str, limit: int, secrets: Iterable[str] = (), *, continues: bool = False) -> Cut:
+    """``text`` redacted (``redact_text``), then cut to at most ``limit`` characters, backing off to before any
+    known secret the cut would fall inside, so no start of a secret survives the cut.
+
+    ``continues``: ``text`` was itself already cut (a capture that stopped at a byte limit), so a secret may run
+    on past its end; a possible start of one there is dropped too.
+    """
+    secrets = _usable(secrets)
+    whole = redact_text(text, secrets)
+    if len(whole) <= limit and not continues:
+        return Cut(whole, "")
+    kept = whole[:max(limit, 0)]
+    kept, _held = withhold_secret_start(kept, secrets)
+    return Cut(kept, whole[len(kept):])
+
+
 __all__ = [
+    "KEY_SHAPED_MIN_CHARS",
+    "MAX_SURVIVING_PREFIX_CHARS",
     "MIN_SECRET_CHARS",
     "REDACTED",
     "SENSITIVE_HEADERS",
     "SENSITIVE_PARAMS",
+    "Cut",
+    "cut_redacted",
     "is_sensitive_header",
     "redact_body",
     "redact_headers",
     "redact_json_value",
+    "redact_key_shaped",
     "redact_request",
     "redact_text",
     "redact_url",
     "replace_secrets",
+    "secret_start_length",
+    "withhold_secret_start",
 ]

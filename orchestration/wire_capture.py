@@ -3,8 +3,9 @@
 The loop opens a capture around each model call (``capture_wire``); the provider transport, which every adapter
 sends through, records into the capture of the current context: the request body as sent, the response status
 and the first bytes of the response body as received. Adapters need no code for it. Both sides are cut to
-``WIRE_CAPTURE_CHARS`` so a long conversation does not store its whole history with every call, and credentials
-are redacted before anything leaves this module.
+``WIRE_CAPTURE_CHARS`` so a long conversation does not store its whole history with every call. Credentials are
+redacted before anything leaves this module, and before the cut: the cut never ends inside a known secret
+(``cut_redacted``), so a key straddling the limit leaves no prefix behind.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from orchestration.redaction import redact_body, redact_text
+from orchestration.redaction import cut_redacted, redact_body
 
 WIRE_CAPTURE_CHARS = 32_000  # of the request body, and bytes of the response body, kept per model call
 
@@ -41,8 +42,9 @@ class WireCapture:
         text = "" if payload is None else json.dumps(redact_body(payload), ensure_ascii=False)
         self.method, self.path, self.secrets = method, path, secrets
         self.attempts += 1
-        self.request_body = text[:WIRE_CAPTURE_CHARS]
-        self.request_omitted_chars = max(0, len(text) - WIRE_CAPTURE_CHARS)
+        kept = cut_redacted(text, WIRE_CAPTURE_CHARS, secrets)
+        self.request_body = kept.text
+        self.request_omitted_chars = len(kept.rest)
         self.status = self.content_type = None
         self._response.clear()
         self.response_omitted_bytes = 0
@@ -57,13 +59,15 @@ class WireCapture:
 
     def fields(self) -> dict[str, Any]:
         """The capture as the fields of a ``model_exchange`` event, with credentials redacted."""
+        response = cut_redacted(self._response.decode("utf-8", "replace"), WIRE_CAPTURE_CHARS, self.secrets,
+                                continues=self.response_omitted_bytes > 0)
         return {
             "method": self.method or "", "path": self.path or "", "attempts": self.attempts,
-            "request_body": redact_text(self.request_body, self.secrets),
+            "request_body": self.request_body,
             "request_omitted_chars": self.request_omitted_chars,
             "status": self.status, "content_type": self.content_type,
-            "response_body": redact_text(self._response.decode("utf-8", "replace"), self.secrets),
-            "response_omitted_bytes": self.response_omitted_bytes,
+            "response_body": response.text,
+            "response_omitted_bytes": self.response_omitted_bytes + len(response.rest.encode("utf-8")),
         }
 
 

@@ -8,6 +8,7 @@ they would leak or vanish.
 
 from __future__ import annotations
 
+import os
 import secrets
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ import keyring
 import keyring.errors
 from keyring.backend import KeyringBackend
 from keyring.backends.chainer import ChainerBackend
+from keyring.util import platform_
 
 from app.secrets.names import SERVICE
 
@@ -33,9 +35,42 @@ class KeyringStatus:
     problem: str | None = None  # why it is not usable, written for the user
 
 
-def effective_backend(backend: KeyringBackend | None = None) -> KeyringBackend:
+class UnloadableBackend:
+    """Stands for the backend the keyring configuration names when it cannot be loaded (a misspelt
+    PYTHON_KEYRING_BACKEND, a package that is not installed): judged unusable, with the reason."""
+
+    def __init__(self, name: str, problem: str) -> None:
+        self.name = name
+        self.problem = problem
+
+
+Backend = KeyringBackend | UnloadableBackend
+
+
+def _unloadable(exc: Exception) -> UnloadableBackend:
+    detail = str(exc).strip() or type(exc).__name__
+    named = os.environ.get("PYTHON_KEYRING_BACKEND")
+    if named is not None:
+        return UnloadableBackend(named, (
+            f"PYTHON_KEYRING_BACKEND={named} names a keyring backend that cannot be loaded ({detail}). Unset it, or "
+            "name one that is installed, such as keyring.backends.SecretService.Keyring."))
+    config = platform_.config_root() / "keyringrc.cfg"
+    return UnloadableBackend(str(config), (
+        f"The keyring configuration {config} names a backend that cannot be loaded ({detail}). Correct or remove "
+        "its default-keyring setting."))
+
+
+def configured_backend() -> Backend:
+    """The keyring package's choice of backend, or an UnloadableBackend when its configuration is broken."""
+    try:
+        return keyring.get_keyring()
+    except Exception as exc:  # loading runs the configured module: any error means "cannot be loaded"
+        return _unloadable(exc)
+
+
+def effective_backend(backend: Backend | None = None) -> Backend:
     """The backend that would store a new secret: a chainer's first backend, else the backend itself."""
-    backend = backend or keyring.get_keyring()
+    backend = backend or configured_backend()
     if isinstance(backend, ChainerBackend):
         chained = list(backend.backends)
         if chained:
@@ -43,15 +78,19 @@ def effective_backend(backend: KeyringBackend | None = None) -> KeyringBackend:
     return backend
 
 
-def backend_name(backend: KeyringBackend) -> str:
+def backend_name(backend: Backend) -> str:
+    if isinstance(backend, UnloadableBackend):
+        return backend.name
     cls = type(backend)
     return f"{cls.__module__}.{cls.__name__}"
 
 
-def judge_backend(backend: KeyringBackend | None = None) -> KeyringStatus:
+def judge_backend(backend: Backend | None = None) -> KeyringStatus:
     """Whether the backend is a real keyring, from its type alone (no prompts, no I/O)."""
     chosen = effective_backend(backend)
     name = backend_name(chosen)
+    if isinstance(chosen, UnloadableBackend):
+        return KeyringStatus(False, name, f"{chosen.problem} {NO_PLAINTEXT} {SESSION_HINT}")
     module = type(chosen).__module__
     if not module.startswith(UNUSABLE_BACKEND_MODULES):
         return KeyringStatus(True, name)
@@ -73,11 +112,11 @@ def explain_keyring_failure(exc: BaseException, backend: str) -> str:
     return f"The keyring ({backend}) did not work: {detail}. {SESSION_HINT}"
 
 
-def probe_keyring(backend: KeyringBackend | None = None) -> KeyringStatus:
+def probe_keyring(backend: Backend | None = None) -> KeyringStatus:
     """Judge the backend, then store, read back and delete a random entry. May show an unlock prompt."""
     chosen = effective_backend(backend)
     verdict = judge_backend(chosen)
-    if not verdict.usable:
+    if not verdict.usable or isinstance(chosen, UnloadableBackend):
         return verdict
     entry = PROBE_ENTRY_PREFIX + secrets.token_hex(8)
     value = secrets.token_urlsafe(16)

@@ -14,7 +14,15 @@ from keyring.backend import KeyringBackend
 
 from app.errors import EnvironmentProblem
 from app.secrets.names import SERVICE
-from app.secrets.probe import KeyringStatus, effective_backend, explain_keyring_failure, judge_backend, probe_keyring
+from app.secrets.probe import (
+    Backend,
+    KeyringStatus,
+    UnloadableBackend,
+    effective_backend,
+    explain_keyring_failure,
+    judge_backend,
+    probe_keyring,
+)
 
 SecretLookup = Callable[[str], str | None]
 KeyLocation = Literal["session", "keyring"]
@@ -39,13 +47,20 @@ class SecretStore:
         self._backend = backend
         self._session: dict[str, str] = {}
 
+    def _chosen(self) -> Backend:
+        return effective_backend(self._backend)
+
     @property
     def backend(self) -> KeyringBackend:
-        return effective_backend(self._backend)
+        """The backend to use, once ``judge_backend`` found it usable (so it could be loaded)."""
+        chosen = self._chosen()
+        if isinstance(chosen, UnloadableBackend):
+            raise SecretStoreError(chosen.problem)
+        return chosen
 
     def status(self, *, probe: bool = True) -> KeyringStatus:
         """Whether keys can be kept in the keyring; ``probe`` also stores and deletes a test entry."""
-        return probe_keyring(self.backend) if probe else judge_backend(self.backend)
+        return probe_keyring(self._chosen()) if probe else judge_backend(self._chosen())
 
     def lookup(self, name: str) -> str | None:
         """The key for an entry, from this session or the keyring; None when there is none (or no keyring).
@@ -54,7 +69,7 @@ class SecretStore:
         """
         if name in self._session:
             return self._session[name]
-        verdict = judge_backend(self.backend)
+        verdict = judge_backend(self._chosen())
         if not verdict.usable:
             return None
         try:
@@ -66,7 +81,7 @@ class SecretStore:
     def store(self, name: str, value: str) -> None:
         """Save a key in the keyring. Refuses (SecretStoreError) when there is no usable keyring: no plaintext."""
         key = clean_key(value)
-        verdict = judge_backend(self.backend)
+        verdict = judge_backend(self._chosen())
         if not verdict.usable:
             raise SecretStoreError(f"{name} was not saved. {verdict.problem}")
         try:
@@ -84,7 +99,7 @@ class SecretStore:
         removed: list[KeyLocation] = []
         if self._session.pop(name, None) is not None:
             removed.append("session")
-        verdict = judge_backend(self.backend)
+        verdict = judge_backend(self._chosen())
         if not verdict.usable:
             return removed
         try:

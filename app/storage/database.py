@@ -3,7 +3,8 @@
 WAL journaling keeps readers and the writer out of each other's way and makes every commit atomic even when
 the process is killed; ``synchronous=NORMAL`` is the usual WAL pairing (a power cut may lose the last
 commits, never the file). Foreign keys are enforced on every connection. A file that is not a database, a
-lock held elsewhere or a full disk becomes a StorageError naming the file; the file is never rewritten.
+lock held elsewhere or a full disk becomes a StorageError naming the file, and so does a schema another program
+damaged (app/storage/integrity.py); the file is never rewritten.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from sqlite_utils import Database
 
 from app.errors import describe_os_error
 from app.storage.errors import StorageError, storage_errors
-from app.storage.migrations import SchemaTooNewError, apply_migrations
+from app.storage.integrity import DamagedDatabaseError, check_schema, expected_schema
+from app.storage.migrations import MIGRATIONS_TABLE, SchemaTooNewError, apply_migrations
 from app.storage.recovery import recover_interrupted_runs
 
 # How long a statement waits for another connection's lock before giving up, in seconds.
@@ -49,7 +51,11 @@ def open_database(path: Path, *, busy_timeout: float = BUSY_TIMEOUT_S) -> Databa
     try:
         with storage_errors(path, "open the history"):
             configure_connection(db)
+            tables = set(db.table_names())
+            if MIGRATIONS_TABLE not in tables and tables & set(expected_schema().tables):
+                raise DamagedDatabaseError(path, f"its table {MIGRATIONS_TABLE} is missing")
             apply_migrations(db)
+            check_schema(db, path)
             recover_interrupted_runs(db)
     except SchemaTooNewError as exc:
         conn.close()

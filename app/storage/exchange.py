@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import uuid
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from app.errors import EnvironmentProblem, describe_os_error, describe_validation_error
 from app.storage.errors import storage_errors
-from app.storage.history import History, now_ms
+from app.storage.history import History, clean_title, now_ms
+from app.storage.integrity import MAX_TIME_MS, SQLITE_MAX_INTEGER
 from app.storage.records import MessageStatus, RunStatus
 from orchestration.events import ToolStatus
 
@@ -26,6 +27,10 @@ EXPORT_FORMAT = "parley.conversation"
 EXPORT_VERSION = 1
 # Largest export file `import` reads, in bytes.
 MAX_IMPORT_BYTES = 512 * 1024 * 1024
+# Numbers an import may hold: SQLite keeps integers in 64 bits, and times are epoch milliseconds up to the end of
+# the year 9999 (what a date can show). Anything larger is refused naming the field, before anything is written.
+Count = Annotated[int, Field(ge=0, le=SQLITE_MAX_INTEGER)]
+TimeMs = Annotated[int, Field(ge=0, le=MAX_TIME_MS)]
 
 
 class ImportFileError(EnvironmentProblem):
@@ -39,7 +44,7 @@ class _Strict(BaseModel):
 class ExportedToolOutput(_Strict):
     status: ToolStatus
     content: str
-    duration_ms: int = Field(0, ge=0)
+    duration_ms: Count = 0
     truncated: bool = False
     data: Any = None
 
@@ -48,7 +53,7 @@ class ExportedToolCall(_Strict):
     call_id: str
     name: str
     arguments: str
-    text_offset: int = Field(ge=0, description="where in the message text the call appeared")
+    text_offset: Count = Field(description="where in the message text the call appeared")
     output: ExportedToolOutput | None = None
 
 
@@ -62,8 +67,8 @@ class ExportedMessage(_Strict):
     status: MessageStatus = "complete"
     finish_reason: str | None = None
     model: str | None = None
-    usage: dict[str, int] | None = None
-    created_at: int
+    usage: dict[str, Count] | None = None
+    created_at: TimeMs
     tool_calls: list[ExportedToolCall] = Field(default_factory=list)
 
 
@@ -74,20 +79,20 @@ class ExportedRun(_Strict):
     model: str | None = None
     status: RunStatus
     finish_reason: str | None = None
-    started_at: int
-    ended_at: int | None = None
-    iterations: int = Field(0, ge=0)
-    input_tokens: int = Field(0, ge=0)
-    output_tokens: int = Field(0, ge=0)
-    reasoning_tokens: int = Field(0, ge=0)
-    cached_tokens: int = Field(0, ge=0)
+    started_at: TimeMs
+    ended_at: TimeMs | None = None
+    iterations: Count = 0
+    input_tokens: Count = 0
+    output_tokens: Count = 0
+    reasoning_tokens: Count = 0
+    cached_tokens: Count = 0
     error: dict[str, Any] | None = None
 
 
 class ExportedConversation(_Strict):
     title: str
-    created_at: int
-    updated_at: int
+    created_at: TimeMs
+    updated_at: TimeMs
     provider: str | None = None
     model: str | None = None
     system_prompt: str | None = None
@@ -99,7 +104,7 @@ class ExportedConversation(_Strict):
 class ConversationExport(_Strict):
     format: Literal["parley.conversation"] = EXPORT_FORMAT
     version: Literal[1] = EXPORT_VERSION
-    exported_at: int
+    exported_at: TimeMs
     conversation: ExportedConversation
     messages: list[ExportedMessage]
     runs: list[ExportedRun] = Field(default_factory=list)
@@ -195,7 +200,7 @@ def import_conversation(history: History, document: ConversationExport) -> int:
         conversation_id = int(db.execute(
             "INSERT INTO conversations (title, created_at, updated_at, provider, model, system_prompt, pinned, "
             "archived) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [c.title, c.created_at, c.updated_at, c.provider, c.model, c.system_prompt, int(c.pinned),
+            [clean_title(c.title), c.created_at, c.updated_at, c.provider, c.model, c.system_prompt, int(c.pinned),
              int(c.archived)]).lastrowid)
         run_ids = {run.id: uuid.uuid4().hex for run in document.runs}
         for run in document.runs:

@@ -9,15 +9,18 @@ hang off the assistant message that made them. Runs are written by app/storage/r
 from __future__ import annotations
 
 import json
+import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
 from app.storage.database import BUSY_TIMEOUT_S, open_database
 from app.storage.errors import guarded
+from app.storage.integrity import DamagedDatabaseError, read_record
 from app.storage.records import (
     Conversation,
     ConversationSummary,
@@ -28,6 +31,11 @@ from app.storage.records import (
     ToolOutputRecord,
     loads_or_none,
 )
+from app.storage.recovery import process_alive
+from app.storage.transactions import write_transaction
+from orchestration.redaction import cut_redacted, redact_key_shaped, replace_secrets
+
+R = TypeVar("R")
 
 # Titles made from a first message are cut to this many characters.
 TITLE_CHARS = 80
@@ -37,13 +45,32 @@ class NotFoundError(LookupError):
     """No conversation or message with that id; the message says which."""
 
 
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where the next message of a conversation goes: after ``message_id`` (None: as its first message)."""
+
+    conversation_id: int
+    message_id: int | None
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def title_from_text(text: str) -> str:
+def clean_title(title: str) -> str:
+    """A title as stored: trimmed, with anything shaped like an API key replaced (titles are listed, searched
+    and exported everywhere)."""
+    return redact_key_shaped(title.strip())
+
+
+def title_from_text(text: str, secrets: Iterable[str] = ()) -> str:
+    """The first non-blank line of a message, with ``secrets`` (the key in use) and key-shaped strings replaced
+    before it is cut to TITLE_CHARS, and cut outside any key, so not even the start of a key is kept."""
     line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+    line = clean_title(replace_secrets(line, secrets))
+    if len(line) <= TITLE_CHARS:
+        return line
+    return cut_redacted(line, TITLE_CHARS - 1, secrets).text.rstrip() + "…"
 
 
 class History:
@@ -64,6 +91,30 @@ class History:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # --- reading rows, telling damage from a wrong id (integrity.py) ---------------------------------------
+    def _record(self, table: str, row: dict[str, Any], build: Callable[[], R]) -> R:
+        return read_record(self.path, table, row, build)
+
+    def _missing_conversation(self, conversation_id: int) -> Exception:
+        """No row for this id: a wrong id (NotFoundError), unless messages or runs still point to it."""
+        orphans = self.db.execute(
+            "SELECT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?) "
+            "OR EXISTS (SELECT 1 FROM runs WHERE conversation_id = ?)", [conversation_id, conversation_id]).fetchone()
+        if orphans[0]:
+            return DamagedDatabaseError(self.path, f"conversation {conversation_id} has messages but its row in the "
+                                                   "conversations table is missing")
+        return NotFoundError(f"there is no conversation {conversation_id}")
+
+    def _current_leaf(self, conversation: Conversation) -> int | None:
+        """The conversation's current leaf, which must be one of its messages."""
+        leaf = conversation.current_leaf_id
+        if leaf is not None:
+            row = self.db.execute("SELECT conversation_id FROM messages WHERE id = ?", [leaf]).fetchone()
+            if row is None or row[0] != conversation.id:
+                raise DamagedDatabaseError(self.path, f"conversation {conversation.id} continues after message "
+                                                      f"#{leaf}, which is not one of its messages")
+        return leaf
+
     # --- conversations -----------------------------------------------------------------------------------
     @guarded("create a conversation")
     def create_conversation(self, title: str = "", *, provider: str | None = None, model: str | None = None,
@@ -71,15 +122,15 @@ class History:
         now = now_ms()
         cursor = self.db.execute(
             "INSERT INTO conversations (title, created_at, updated_at, provider, model, system_prompt) "
-            "VALUES (?, ?, ?, ?, ?, ?)", [title, now, now, provider, model, system_prompt])
+            "VALUES (?, ?, ?, ?, ?, ?)", [clean_title(title), now, now, provider, model, system_prompt])
         return int(cursor.lastrowid)
 
     @guarded("read the conversation")
     def conversation(self, conversation_id: int) -> Conversation:
         rows = list(self.db.query("SELECT * FROM conversations WHERE id = ?", [conversation_id]))
         if not rows:
-            raise NotFoundError(f"there is no conversation {conversation_id}")
-        return Conversation.from_row(rows[0])
+            raise self._missing_conversation(conversation_id)
+        return self._record("conversations", rows[0], lambda: Conversation.from_row(rows[0]))
 
     @guarded("list conversations")
     def list_conversations(self, *, include_archived: bool = False) -> list[ConversationSummary]:
@@ -88,9 +139,9 @@ class History:
             "SELECT c.id, c.title, c.updated_at, c.pinned, c.archived, "
             "(SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count "
             f"FROM conversations c {where} ORDER BY c.pinned DESC, c.updated_at DESC, c.id DESC")
-        return [ConversationSummary(id=r["id"], title=r["title"], updated_at=r["updated_at"],
-                                    message_count=r["message_count"], pinned=bool(r["pinned"]),
-                                    archived=bool(r["archived"])) for r in rows]
+        return [self._record("conversations", r, lambda r=r: ConversationSummary(
+            id=r["id"], title=r["title"], updated_at=r["updated_at"], message_count=r["message_count"],
+            pinned=bool(r["pinned"]), archived=bool(r["archived"]))) for r in rows]
 
     def _update_conversation(self, conversation_id: int, **fields: Any) -> None:
         """Change details; ``updated_at`` is left alone (it tracks new messages, which order the list)."""
@@ -98,11 +149,11 @@ class History:
         cursor = self.db.execute(f"UPDATE conversations SET {assignments} WHERE id = ?",
                                  [*fields.values(), conversation_id])
         if cursor.rowcount == 0:
-            raise NotFoundError(f"there is no conversation {conversation_id}")
+            raise self._missing_conversation(conversation_id)
 
     @guarded("rename the conversation")
     def rename(self, conversation_id: int, title: str) -> None:
-        self._update_conversation(conversation_id, title=title.strip())
+        self._update_conversation(conversation_id, title=clean_title(title))
 
     @guarded("update the conversation")
     def set_pinned(self, conversation_id: int, pinned: bool) -> None:
@@ -126,15 +177,35 @@ class History:
         """Delete a conversation with its messages, tool calls, runs and run events."""
         cursor = self.db.execute("DELETE FROM conversations WHERE id = ?", [conversation_id])
         if cursor.rowcount == 0:
-            raise NotFoundError(f"there is no conversation {conversation_id}")
+            raise self._missing_conversation(conversation_id)
 
     # --- messages and branches ---------------------------------------------------------------------------
+    @guarded("read the conversation")
+    def resume_point(self, conversation_id: int) -> ResumePoint:
+        """Where a new message continues the conversation: after the current leaf, unless that belongs to a run
+        another live Parley process is still answering; then beside that run's question (a new branch), so two
+        chats on one conversation at once never put one's message inside the other's run."""
+        leaf = self._current_leaf(self.conversation(conversation_id))
+        busy = {run_id: question for run_id, question, pid in self.db.execute(
+            "SELECT id, user_message_id, owner_pid FROM runs WHERE conversation_id = ? AND status = 'running'",
+            [conversation_id]) if pid != os.getpid() and process_alive(pid)}
+        questions = set(busy.values())
+        seen: set[int] = set()
+        while leaf is not None and leaf not in seen:  # up past their answers and their question
+            seen.add(leaf)
+            row = self.db.execute("SELECT parent_id, run_id FROM messages WHERE id = ?", [leaf]).fetchone()
+            if row is None or not (leaf in questions or row[1] in busy):
+                break
+            leaf = row[0]
+        return ResumePoint(conversation_id, leaf)
+
     @guarded("save the message")
     def add_message(self, conversation_id: int, role: MessageRole, content: str) -> int:
-        """Append a complete message after the conversation's current leaf; it becomes the leaf."""
-        parent = self.conversation(conversation_id).current_leaf_id
-        now = now_ms()
-        with self.db.atomic():
+        """Append a complete message after the conversation's current leaf (read in the same transaction); it
+        becomes the leaf."""
+        with write_transaction(self.db):
+            parent = self.conversation(conversation_id).current_leaf_id
+            now = now_ms()
             cursor = self.db.execute(
                 "INSERT INTO messages (conversation_id, parent_id, role, content, status, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?, 'complete', ?, ?)", [conversation_id, parent, role, content, now, now])
@@ -148,7 +219,8 @@ class History:
         rows = list(self.db.query("SELECT * FROM messages WHERE id = ?", [message_id]))
         if not rows:
             raise NotFoundError(f"there is no message {message_id}")
-        return MessageRecord.from_row(rows[0], self._tool_calls([message_id]).get(message_id, ()))
+        calls = self._tool_calls([message_id]).get(message_id, ())
+        return self._record("messages", rows[0], lambda: MessageRecord.from_row(rows[0], calls))
 
     def _tool_calls(self, message_ids: Iterable[int]) -> dict[int, tuple[ToolCallRecord, ...]]:
         ids = list(message_ids)
@@ -162,24 +234,33 @@ class History:
                 f"LEFT JOIN tool_outputs o ON o.tool_call_id = c.id WHERE c.message_id IN ({marks}) "
                 "ORDER BY c.message_id, c.position", chunk)
             for r in rows:
-                output = None if r["o_id"] is None else ToolOutputRecord(
-                    status=r["o_status"], content=r["o_content"], duration_ms=r["o_duration_ms"],
-                    truncated=bool(r["o_truncated"]), data=loads_or_none(r["o_data"]))
-                found.setdefault(r["message_id"], []).append(ToolCallRecord(
-                    id=r["id"], message_id=r["message_id"], position=r["position"], call_id=r["call_id"],
-                    name=r["name"], arguments=r["arguments"], text_offset=r["text_offset"], output=output))
+                found.setdefault(r["message_id"], []).append(self._tool_call(r))
         return {k: tuple(v) for k, v in found.items()}
+
+    def _tool_call(self, r: dict[str, Any]) -> ToolCallRecord:
+        """A row of tool_calls joined with its output (``o_`` columns)."""
+        o = {k[2:]: v for k, v in r.items() if k.startswith("o_")}
+        output = None
+        if o["id"] is not None:
+            output = self._record("tool_outputs", {**o, "id": r["id"]}, lambda: ToolOutputRecord(
+                status=o["status"], content=o["content"], duration_ms=o["duration_ms"],
+                truncated=bool(o["truncated"]), data=loads_or_none(o["data"])))
+        call = {k: v for k, v in r.items() if not k.startswith("o_")}
+        return self._record("tool_calls", call, lambda: ToolCallRecord(
+            id=r["id"], message_id=r["message_id"], position=r["position"], call_id=r["call_id"], name=r["name"],
+            arguments=r["arguments"], text_offset=r["text_offset"], output=output))
 
     def _records(self, rows: Iterable[dict[str, Any]]) -> list[MessageRecord]:
         rows = list(rows)
         calls = self._tool_calls(r["id"] for r in rows)
-        return [MessageRecord.from_row(r, calls.get(r["id"], ())) for r in rows]
+        return [self._record("messages", r, lambda r=r: MessageRecord.from_row(r, calls.get(r["id"], ())))
+                for r in rows]
 
     @guarded("read the conversation")
     def branch(self, conversation_id: int, leaf_id: int | None = None) -> list[MessageRecord]:
         """The messages from the root to ``leaf_id`` (default: the current leaf), oldest first."""
         if leaf_id is None:
-            leaf_id = self.conversation(conversation_id).current_leaf_id
+            leaf_id = self._current_leaf(self.conversation(conversation_id))
             if leaf_id is None:
                 return []
         rows = self.db.query(
@@ -203,7 +284,7 @@ class History:
                              [conversation_id, parent_id])
         return self._records(rows)
 
-    def _message_in(self, conversation_id: int, message_id: int) -> MessageRecord:
+    def message_in(self, conversation_id: int, message_id: int) -> MessageRecord:
         record = self.message(message_id)
         if record.conversation_id != conversation_id:
             raise NotFoundError(f"message {message_id} is not part of conversation {conversation_id}")
@@ -219,20 +300,22 @@ class History:
 
         The current leaf moves to the message's parent; the old branch stays. Returns the new leaf.
         """
-        record = self._message_in(conversation_id, message_id)
-        self._set_leaf(conversation_id, record.parent_id)
+        with write_transaction(self.db):
+            record = self.message_in(conversation_id, message_id)
+            self._set_leaf(conversation_id, record.parent_id)
         return record.parent_id
 
     @guarded("switch branches")
     def switch_branch(self, conversation_id: int, message_id: int) -> int:
         """Show the branch through ``message_id``: the leaf becomes its newest descendant. Returns that leaf."""
-        leaf = self._message_in(conversation_id, message_id).id
-        while True:
-            row = self.db.execute("SELECT MAX(id) FROM messages WHERE parent_id = ?", [leaf]).fetchone()
-            if row[0] is None:
-                break
-            leaf = int(row[0])
-        self._set_leaf(conversation_id, leaf)
+        with write_transaction(self.db):
+            leaf = self.message_in(conversation_id, message_id).id
+            while True:
+                row = self.db.execute("SELECT MAX(id) FROM messages WHERE parent_id = ?", [leaf]).fetchone()
+                if row[0] is None:
+                    break
+                leaf = int(row[0])
+            self._set_leaf(conversation_id, leaf)
         return leaf
 
     # --- runs ------------------------------------------------------------------------------------------
@@ -240,10 +323,17 @@ class History:
     def runs(self, conversation_id: int) -> list[RunRecord]:
         rows = self.db.query("SELECT * FROM runs WHERE conversation_id = ? ORDER BY started_at, rowid",
                              [conversation_id])
-        return [RunRecord.from_row(r) for r in rows]
+        return [self._record("runs", r, lambda r=r: RunRecord.from_row(r)) for r in rows]
 
     @guarded("read the run events")
     def run_events(self, run_id: str) -> list[dict[str, Any]]:
         """The stored event stream of one run (redacted JSON objects, in order)."""
-        rows = self.db.execute("SELECT event FROM run_events WHERE run_id = ? ORDER BY seq", [run_id])
-        return [json.loads(r[0]) for r in rows]
+        rows = self.db.execute("SELECT seq, event FROM run_events WHERE run_id = ? ORDER BY seq", [run_id])
+        events = []
+        for seq, event in rows:
+            try:
+                events.append(json.loads(event))
+            except (ValueError, TypeError) as exc:
+                raise DamagedDatabaseError(self.path, f"run_events row {run_id}/{seq} has text in event that is not "
+                                                      f"JSON ({exc})") from exc
+        return events

@@ -151,8 +151,11 @@ MIGRATIONS: tuple[Migration, ...] = (
 LATEST_VERSION = MIGRATIONS[-1].version
 
 
+MIGRATIONS_TABLE = "schema_migrations"
+
+
 def current_version(db: Database) -> int:
-    if not db["schema_migrations"].exists():
+    if not db[MIGRATIONS_TABLE].exists():
         return 0
     row = db.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
     return int(row[0] or 0)

@@ -14,6 +14,8 @@ import time
 
 from sqlite_utils import Database
 
+from app.storage.transactions import write_transaction
+
 
 def process_alive(pid: int | None) -> bool:
     """Whether a process with this id exists (POSIX). Elsewhere only our own process counts as alive."""
@@ -41,7 +43,7 @@ def recover_interrupted_runs(db: Database) -> list[str]:
     if not dead and not orphans:
         return []
     now = int(time.time() * 1000)
-    with db.atomic():
+    with write_transaction(db):
         for run_id in dead:
             db.execute("UPDATE runs SET status = 'interrupted', ended_at = COALESCE(ended_at, ?) WHERE id = ?",
                        [now, run_id])

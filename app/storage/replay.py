@@ -8,7 +8,7 @@ tool call without one.
 
 from __future__ import annotations
 
-from app.storage.history import History
+from app.storage.history import History, ResumePoint
 from app.storage.records import MessageRecord
 from orchestration.messages import (
     AssistantMessage,
@@ -55,12 +55,20 @@ def tool_results(record: MessageRecord) -> list[ToolResultMessage]:
     return results
 
 
-def conversation_messages(history: History, conversation_id: int, leaf_id: int | None = None) -> list[Message]:
-    """The current branch (or the branch ending at ``leaf_id``) as messages for the next request."""
+def conversation_messages(history: History, conversation_id: int, leaf_id: int | None = None, *,
+                          upto: ResumePoint | None = None) -> list[Message]:
+    """The messages for the next request: the branch ending at ``leaf_id``, or at ``upto`` (a resume point the
+    caller keeps, to store the new message right there), or else at the conversation's resume point (the
+    current branch, leaving out a run another Parley process is still answering)."""
     conversation = history.conversation(conversation_id)
     messages: list[Message] = []
     if conversation.system_prompt:
         messages.append(SystemMessage(content=conversation.system_prompt))
+    if leaf_id is None:
+        upto = upto or history.resume_point(conversation_id)
+        leaf_id = upto.message_id
+        if leaf_id is None:
+            return messages
     for record in history.branch(conversation_id, leaf_id):
         if record.role == "user":
             messages.append(UserMessage(content=record.content))

@@ -24,10 +24,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from app.storage.errors import StorageError, storage_errors
-from app.storage.history import History, now_ms
+from app.storage.history import History, ResumePoint, now_ms
 from app.storage.records import MessageStatus, RunStatus
+from app.storage.transactions import write_transaction
+from orchestration.event_redaction import RedactingEmitter
 from orchestration.events import FinishReason, RunError, RunEvent, ToolCallInfo, ToolResult, event_json
-from orchestration.redaction import redact_text, replace_secrets
+from orchestration.redaction import redact_text, replace_secrets, withhold_secret_start
 
 # Longest time streamed text stays only in memory before a checkpoint writes it, in seconds.
 CHECKPOINT_INTERVAL_S = 2.0
@@ -66,10 +68,15 @@ class _Turn:
 
 class RunRecorder:
     def __init__(self, history: History, conversation_id: int, *, secrets: Iterable[str] = (),
-                 checkpoint_interval: float = CHECKPOINT_INTERVAL_S,
+                 resume: ResumePoint | None = None, checkpoint_interval: float = CHECKPOINT_INTERVAL_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
+        """``resume``: where the caller read the conversation up to for the request's context; the user message
+        is stored right there (None: the resume point when ``begin`` writes)."""
+        if resume is not None and resume.conversation_id != conversation_id:
+            raise ValueError(f"the resume point is in conversation {resume.conversation_id}, not {conversation_id}")
         self.history = history
         self.conversation_id = conversation_id
+        self.resume = resume
         self.secrets = [s for s in secrets if s]
         self.checkpoint_interval = checkpoint_interval
         self.clock = clock
@@ -97,8 +104,10 @@ class RunRecorder:
     # --- start ----------------------------------------------------------------------------------------
     def begin(self, user_text: str | None, *, reply_to: int | None = None, run_id: str | None = None,
               provider: str | None = None, model: str | None = None) -> RunIds:
-        """Write the user message (after the current leaf) and the run row, before the request is sent.
+        """Write the user message and the run row, before the request is sent.
 
+        The user message goes after the resume point given to the recorder (the one its request's context was
+        read up to), else after ``History.resume_point`` read inside this same write transaction.
         ``user_text=None`` regenerates: the answer becomes a new reply to ``reply_to`` (a user message), next to
         any earlier answers. Raises StorageError when they cannot be written; then no request should be sent.
         """
@@ -111,32 +120,40 @@ class RunRecorder:
         self.save_error = self.checkpoint_error = None
         run_id = run_id or uuid.uuid4().hex
         db = self.history.db
-        with storage_errors(self.history.path, "save your message"):
-            conversation = self.history.conversation(self.conversation_id)
+        with storage_errors(self.history.path, "save your message"), write_transaction(db):
             now = now_ms()
-            with db.atomic():
-                if user_text is not None:
-                    cursor = db.execute(
-                        "INSERT INTO messages (conversation_id, parent_id, role, content, status, created_at, "
-                        "updated_at) VALUES (?, ?, 'user', ?, 'complete', ?, ?)",
-                        [self.conversation_id, conversation.current_leaf_id, replace_secrets(user_text,
-                                                                                             self.secrets), now, now])
-                    anchor = int(cursor.lastrowid)
-                else:
-                    anchor = self._reply_anchor(reply_to)  # type: ignore[arg-type]
-                db.execute("INSERT INTO runs (id, conversation_id, user_message_id, provider, model, status, "
-                           "started_at, owner_pid) VALUES (?, ?, ?, ?, ?, 'running', ?, ?)",
-                           [run_id, self.conversation_id, anchor, provider, model, now, os.getpid()])
-                db.execute("UPDATE conversations SET current_leaf_id = ?, updated_at = ? WHERE id = ?",
-                           [anchor, now, self.conversation_id])
+            if user_text is not None:
+                parent = self._parent()
+                cursor = db.execute(
+                    "INSERT INTO messages (conversation_id, parent_id, role, content, status, created_at, "
+                    "updated_at) VALUES (?, ?, 'user', ?, 'complete', ?, ?)",
+                    [self.conversation_id, parent, replace_secrets(user_text, self.secrets), now, now])
+                anchor = int(cursor.lastrowid)
+            else:
+                anchor = self._reply_anchor(reply_to)  # type: ignore[arg-type]
+            db.execute("INSERT INTO runs (id, conversation_id, user_message_id, provider, model, status, "
+                       "started_at, owner_pid) VALUES (?, ?, ?, ?, ?, 'running', ?, ?)",
+                       [run_id, self.conversation_id, anchor, provider, model, now, os.getpid()])
+            db.execute("UPDATE conversations SET current_leaf_id = ?, updated_at = ? WHERE id = ?",
+                       [anchor, now, self.conversation_id])
         self.ids = RunIds(run_id, anchor)
         self._provider, self._model = provider, model
         self._active = True
         self._last_checkpoint = self.clock()
         return self.ids
 
+    def _parent(self) -> int | None:
+        """The message the new user message follows, read inside the writing transaction."""
+        if self.resume is None:
+            return self.history.resume_point(self.conversation_id).message_id
+        self.history.conversation(self.conversation_id)  # NotFoundError if it was deleted meanwhile
+        parent = self.resume.message_id
+        if parent is not None:
+            self.history.message_in(self.conversation_id, parent)  # still there, and part of it
+        return parent
+
     def _reply_anchor(self, message_id: int) -> int:
-        record = self.history.message(message_id)
+        record = self.history.message(message_id)  # read inside begin's write transaction
         if record.conversation_id != self.conversation_id or record.role != "user":
             raise ValueError(f"message {message_id} is not a user message of conversation {self.conversation_id}")
         return record.id
@@ -197,7 +214,7 @@ class RunRecorder:
         self._last_checkpoint = self.clock()
         row_ids = self._row_ids()
         try:
-            with storage_errors(self.history.path, "save the partial answer"), self.history.db.atomic():
+            with storage_errors(self.history.path, "save the partial answer"), write_transaction(self.history.db):
                 leaf = self._write_turns(final=None)
                 self.history.db.execute("UPDATE conversations SET current_leaf_id = ? WHERE id = ?",
                                         [leaf, self.conversation_id])
@@ -224,7 +241,7 @@ class RunRecorder:
         db = self.history.db
         row_ids = self._row_ids()
         try:
-            with storage_errors(self.history.path, "save the answer"), db.atomic():
+            with storage_errors(self.history.path, "save the answer"), write_transaction(db):
                 leaf = self._write_turns(final=(run_status, finish_reason))
                 self._write_tools()
                 self._write_run(run_status, finish_reason)
@@ -248,6 +265,14 @@ class RunRecorder:
             return "complete", TOOL_CALLS_FINISH
         return final
 
+    def _stored_text(self, pieces: list[str], status: MessageStatus) -> str:
+        """Streamed text with the known secrets replaced. Text that stopped early (a checkpoint, a run cut off)
+        may end in the start of a key still on its way: that end is left out, so no part of a key is written."""
+        text = replace_secrets("".join(pieces), self.secrets)
+        if status == "complete":
+            return text
+        return withhold_secret_start(text, self.secrets)[0]
+
     def _write_turns(self, final: tuple[RunStatus, str] | None) -> int:
         """Insert or update one assistant message per model call; returns the id of the last one (the leaf)."""
         assert self.ids is not None
@@ -257,8 +282,8 @@ class RunRecorder:
         now = now_ms()
         for turn in turns:
             status, finish_reason = self._message_status(turn, turns[-1], final)
-            content = replace_secrets("".join(turn.text), self.secrets)
-            reasoning = replace_secrets("".join(turn.reasoning), self.secrets)
+            content = self._stored_text(turn.text, status)
+            reasoning = self._stored_text(turn.reasoning, status)
             usage = json.dumps(turn.usage) if turn.usage else None
             if turn.message_id is None:
                 cursor = db.execute(
@@ -314,8 +339,13 @@ class RunRecorder:
 
     def _write_events(self) -> None:
         assert self.ids is not None
+        redacted: list[RunEvent] = []
+        emit = RedactingEmitter(redacted.append, self.secrets)  # also a key split across streamed pieces
+        for event in self._events:
+            emit(event)
+        emit.flush()
         rows = [(self.ids.run_id, e.seq, e.type, e.iteration, e.ts, redact_text(event_json(e), self.secrets))
-                for e in self._events]
+                for e in redacted]
         self.history.db.conn.executemany(
             "INSERT OR REPLACE INTO run_events (run_id, seq, type, iteration, ts, event) VALUES (?, ?, ?, ?, ?, ?)",
             rows)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from app.storage.errors import guarded
 from app.storage.history import History
+from app.storage.integrity import check_value
 
 DEFAULT_SEARCH_LIMIT = 20
 MAX_SEARCH_LIMIT = 500
@@ -53,6 +54,11 @@ class HistorySearch:
         self.history = history
         self.path = history.path
 
+    def _check(self, *values: tuple[str, int, str, object]) -> None:
+        """The values a hit shows must fit their columns (else DamagedDatabaseError: integrity.py)."""
+        for table, row_id, column, value in values:
+            check_value(self.path, table, column, value, row_id)
+
     @guarded("search the history")
     def search(self, text: str, *, limit: int = DEFAULT_SEARCH_LIMIT, marks: tuple[str, str] = ("**", "**")
                ) -> list[SearchHit]:
@@ -67,14 +73,18 @@ class HistorySearch:
             "JOIN conversations c ON c.id = conversations_fts.rowid WHERE conversations_fts MATCH ? "
             "ORDER BY bm25(conversations_fts) LIMIT ?",
             [marks[0], marks[1], SNIPPET_ELLIPSIS, SNIPPET_WORDS, query, limit])
-        hits += [SearchHit(conversation_id=r[0], conversation_title=r[1], message_id=None, role=None, snippet=r[3],
-                           created_at=r[2]) for r in titles]
+        for r in titles:
+            self._check(("conversations", r[0], "title", r[1]), ("conversations", r[0], "created_at", r[2]))
+            hits.append(SearchHit(conversation_id=r[0], conversation_title=r[1], message_id=None, role=None,
+                                  snippet=r[3], created_at=r[2]))
         messages = db.execute(
             "SELECT m.id, m.conversation_id, c.title, m.role, m.created_at, "
             "snippet(messages_fts, 0, ?, ?, ?, ?) FROM messages_fts "
             "JOIN messages m ON m.id = messages_fts.rowid JOIN conversations c ON c.id = m.conversation_id "
             "WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT ?",
             [marks[0], marks[1], SNIPPET_ELLIPSIS, SNIPPET_WORDS, query, limit - len(hits)])
-        hits += [SearchHit(conversation_id=r[1], conversation_title=r[2], message_id=r[0], role=r[3], snippet=r[5],
-                           created_at=r[4]) for r in messages]
+        for r in messages:
+            self._check(("conversations", r[1], "title", r[2]), ("messages", r[0], "created_at", r[4]))
+            hits.append(SearchHit(conversation_id=r[1], conversation_title=r[2], message_id=r[0], role=r[3],
+                                  snippet=r[5], created_at=r[4]))
         return hits[:limit]

@@ -25,11 +25,12 @@ from orchestration.errors import (
     error_from_response,
 )
 from orchestration.providers.config import ProviderConfig
-from orchestration.redaction import redact_text
+from orchestration.redaction import cut_redacted
 from orchestration.wire_capture import current_capture
 
 Sleep = Callable[[float], Awaitable[None]]
 MAX_ERROR_BODY = 64_000  # characters of an error body kept for messages and traces
+QUOTED_BODY_CHARS = 200  # characters of a body that is not JSON quoted in the error message
 
 
 def backoff_delay(attempt: int, retry_after: float | None, cap: float) -> float:
@@ -115,13 +116,14 @@ class Transport:
                         await response.aclose()
                     return
                 try:
-                    body = (await response.aread()).decode("utf-8", "replace")[:MAX_ERROR_BODY]
+                    body = (await response.aread()).decode("utf-8", "replace")
                 except httpx.HTTPError:
                     body = ""
                 finally:
                     await response.aclose()
-                # Some providers quote the rejected key in their error text; it must not reach messages or logs.
-                body = redact_text(body, self._secrets())
+                # Some providers quote the rejected key in their error text; it must not reach messages or logs,
+                # not even its start where the body is cut.
+                body = cut_redacted(body, MAX_ERROR_BODY, self._secrets()).text
                 if capture is not None:
                     capture.body(body.encode("utf-8"))
                 error = error_from_response(self.name, response.status_code, body, dict(response.headers))
@@ -155,6 +157,8 @@ class Transport:
         try:
             return json.loads(text)
         except ValueError as exc:
+            secrets = self._secrets()
             raise MalformedResponseError(
-                f"{self.name} answered with something that is not JSON: {text[:200]!r}", provider=self.name,
-                body=text[:MAX_ERROR_BODY]) from exc
+                f"{self.name} answered with something that is not JSON: "
+                f"{cut_redacted(text, QUOTED_BODY_CHARS, secrets).text!r}", provider=self.name,
+                body=cut_redacted(text, MAX_ERROR_BODY, secrets).text) from exc

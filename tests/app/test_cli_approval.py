@@ -8,6 +8,7 @@ import io
 
 from app.cli_approval import cli_approver
 from app.settings import Settings
+from app.terminal_text import UNSAFE_CHARACTERS
 from orchestration.tool_turn import ApprovalRequest
 
 BATCH = [ApprovalRequest("c1", "read_file", {"path": "a.txt"}), ApprovalRequest("c2", "list_directory", {"path": "."})]
@@ -60,3 +61,14 @@ def test_terminal_each_one():
 
 def test_end_of_input_denies():
     assert decide(Settings(), None, [])[0] == {"c1": "deny", "c2": "deny"}
+
+
+def test_the_question_shows_control_sequences_in_arguments_as_text():
+    hostile = [ApprovalRequest("c1", "read_file\x1b]0;title\x07", {"path": "\x1b[2J\u202ea.txt\x9b"})]
+    out = io.StringIO()
+    approver = cli_approver(Settings(), None, interactive=True, remember=lambda names: None,
+                            read_line=lambda: "n\n", out=out)
+    assert asyncio.run(approver(hostile)) == {"c1": "deny"}
+    shown = out.getvalue()
+    assert not UNSAFE_CHARACTERS.search(shown)
+    assert "read_file\\u001b]0;title\\u0007" in shown and "\\u001b[2J\\u202ea.txt\\u009b" in shown

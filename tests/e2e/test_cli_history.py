@@ -4,6 +4,7 @@ imported; a broken database is reported and left alone."""
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 
@@ -101,3 +102,99 @@ def test_unknown_conversation_is_usage_error(server):
     result = run_parley("chat", "--base-url", server.url + "/v1", "--model", "m", "--conversation", "42", "hi")
     assert result.returncode == 2 and "no conversation 42" in result.stderr
     assert server.count == 0
+
+
+def export_with(**changes: object) -> dict:
+    """A valid export document (one question, one answer, one run) with fields replaced by dotted path."""
+    document = {
+        "format": "parley.conversation", "version": 1, "exported_at": 0,
+        "conversation": {"title": "t", "created_at": 1, "updated_at": 1},
+        "messages": [{"id": 1, "role": "user", "content": "q", "created_at": 1},
+                     {"id": 2, "parent_id": 1, "run_id": "r", "role": "assistant", "content": "a", "created_at": 2,
+                      "tool_calls": [{"call_id": "c", "name": "calculate", "arguments": "{}", "text_offset": 0,
+                                      "output": {"status": "ok", "content": "2", "duration_ms": 1}}]}],
+        "runs": [{"id": "r", "status": "complete", "started_at": 1, "input_tokens": 3}],
+    }
+    for path, value in changes.items():
+        target = document
+        *parents, last = path.split(".")
+        for part in parents:
+            target = target[int(part)] if isinstance(target, list) else target[part]
+        target[last] = value
+    return document
+
+
+@pytest.mark.parametrize(("path", "value"), [
+    ("conversation.created_at", 10**30), ("conversation.updated_at", -(10**30)), ("messages.0.created_at", 10**19),
+    ("messages.1.tool_calls.0.text_offset", 2**63), ("messages.1.tool_calls.0.output.duration_ms", 10**30),
+    ("runs.0.started_at", 10**30), ("runs.0.input_tokens", 10**30), ("exported_at", 10**30),
+])
+def test_an_import_with_numbers_out_of_range_is_refused_naming_the_field(tmp_path, path, value):
+    file = tmp_path / "huge.json"
+    file.write_text(json.dumps(export_with(**{path: value})))
+    result = run_parley("import", str(file))
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr and str(file) in result.stderr
+    assert path.replace(".0.", "[0].").replace(".1.", "[1].") in result.stderr
+    assert run_parley("history", "list", "--json").stdout.strip() == "[]"
+    fine = tmp_path / "fine.json"
+    fine.write_text(json.dumps(export_with()))
+    assert run_parley("import", str(fine)).returncode == 0
+
+
+@pytest.fixture
+def saved_chat(local_provider, parley_home):
+    """One saved conversation (id 1); returns the database file, to be damaged by hand."""
+    assert run_parley("chat", "Plan a day in Lisbon").returncode == 0
+    return parley_home / "data" / "history.db"
+
+
+def damage(database, *statements: str) -> None:
+    """What another program might do to the file: foreign keys off, as the sqlite3 shell has them."""
+    with sqlite3.connect(database) as db:
+        for statement in statements:
+            db.execute(statement)
+
+
+def assert_reported_damaged(result, database, *words: str) -> None:
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "damaged" in result.stderr and str(database) in result.stderr
+    for word in words:
+        assert word in result.stderr
+
+
+@pytest.mark.parametrize(("statements", "words"), [
+    (["DROP TABLE conversations"], ["conversations"]),
+    (["DROP TABLE schema_migrations"], ["schema_migrations"]),
+    (["ALTER TABLE messages DROP COLUMN reasoning"], ["messages", "reasoning"]),
+    (["DROP TRIGGER messages_fts_insert"], ["messages_fts_insert"]),
+])
+def test_a_missing_table_column_or_trigger_is_damage(saved_chat, local_provider, statements, words):
+    damage(saved_chat, *statements)
+    for command in (["history", "list"], ["chat", "--conversation", "1", "And then?"], ["chat", "new question"]):
+        assert_reported_damaged(run_parley(*command), saved_chat, *words)
+    assert local_provider.count == 1  # nothing was sent after the damage
+
+
+def test_a_conversation_row_missing_under_its_messages_is_damage_not_a_wrong_id(saved_chat, local_provider):
+    damage(saved_chat, "DELETE FROM conversations WHERE id = 1")
+    for command in (["chat", "--conversation", "1", "And then?"], ["history", "show", "1"],
+                    ["export", "1", "--format", "json"], ["history", "rename", "1", "x"], ["history", "delete", "1"]):
+        assert_reported_damaged(run_parley(*command), saved_chat, "conversation 1")
+    assert run_parley("history", "show", "42").returncode == 2  # an id that never existed is still a usage error
+    assert local_provider.count == 1
+
+
+@pytest.mark.parametrize(("statement", "command", "words"), [
+    ("UPDATE conversations SET updated_at = 'garbage'", ["history", "list"], ["conversations", "updated_at"]),
+    ("UPDATE conversations SET created_at = 'garbage'", ["export", "1", "--format", "json"], ["created_at"]),
+    ("UPDATE conversations SET title = x'00ff'", ["history", "list", "--json"], ["title"]),
+    ("UPDATE messages SET usage = '{not json'", ["history", "show", "1"], ["messages", "usage"]),
+    ("UPDATE messages SET created_at = 1e30", ["export", "1", "--format", "md"], ["created_at"]),
+    ("UPDATE conversations SET current_leaf_id = 999", ["history", "show", "1"], ["999"]),
+    ("UPDATE runs SET error = '[[['", ["export", "1", "--format", "json"], ["runs", "error"]),
+])
+def test_garbage_in_a_column_is_damage(saved_chat, statement, command, words):
+    damage(saved_chat, statement)
+    assert_reported_damaged(run_parley(*command), saved_chat, *words)

@@ -50,3 +50,20 @@ def test_stored_key_is_used_by_chat_provider():
         missing = run_parley("chat", "--provider", "hosted", "--no-save", "hi")
         assert missing.returncode == 2 and "parley keys set hosted" in missing.stderr
         assert server.count == 1
+
+
+@pytest.mark.parametrize("backend", ["nope.Backend", "Backend", "json.JSONDecoder", "keyring.backends.nope.Keyring"])
+def test_a_keyring_backend_that_cannot_be_loaded_is_explained_not_a_traceback(backend):
+    env = {"PYTHON_KEYRING_BACKEND": backend}
+    assert run_parley("providers", "add", "hosted", "--preset", "openai", "--model", "m").returncode == 0
+    for command, code in ((["keys", "status"], 1), (["keys", "set", "hosted"], 1), (["keys", "list"], 0),
+                          (["chat", "--provider", "hosted", "--no-save", "hi"], 1)):
+        result = run_parley(*command, stdin=KEY, env=env)
+        assert result.returncode == code, (command, result.stderr)
+        assert "Traceback" not in result.stderr
+        assert f"PYTHON_KEYRING_BACKEND={backend}" in result.stderr, (command, result.stderr)
+        assert "cannot be loaded" in result.stderr
+    with LoopbackServer(handler=lambda request: stream_response("fine")) as server:  # no keyring needed: fine
+        one_off = run_parley("chat", "--base-url", server.url + "/v1", "--model", "m", "--api-key-env", "E2E_KEY",
+                             "--no-save", "hi", env={**env, "E2E_KEY": KEY})
+    assert (one_off.returncode, one_off.stdout) == (0, "fine\n"), one_off.stderr

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from orchestration.events import RunEvent
 from orchestration.loop import RunLoop, RunRequest
 from orchestration.messages import UserMessage
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.openai_chat import OpenAIChatAdapter
+from orchestration.redaction import REDACTED
 from orchestration.run_trace import RunTrace
 from orchestration.wire_capture import WIRE_CAPTURE_CHARS
 from tests.support.loopback import LoopbackServer, Response
-from tests.support.openai_wire import stream_response
+from tests.support.openai_wire import stream_chunks, stream_response
 from tools.registry import ToolRegistry
 
 PATH = "/v1/chat/completions"
@@ -24,13 +27,14 @@ async def no_wait(_seconds: float) -> None:
     return None
 
 
-async def run(server: LoopbackServer, prompt: str = "hi", **config: object) -> list[RunEvent]:
+async def run(server: LoopbackServer, prompt: str = "hi", *, stream: bool = True, **config: object
+              ) -> list[RunEvent]:
     adapter = OpenAIChatAdapter(ProviderConfig(id="p", base_url=server.url + "/v1", api_key=KEY, **config),
                                 sleep=no_wait)
     events: list[RunEvent] = []
     try:
         await RunLoop(adapter, ToolRegistry(), events.append).run(
-            RunRequest(model="m", messages=[UserMessage(content=prompt)]))
+            RunRequest(model="m", messages=[UserMessage(content=prompt)], stream=stream))
     finally:
         await adapter.aclose()
     return events
@@ -96,3 +100,49 @@ async def test_no_response_is_said_plainly(loopback: LoopbackServer) -> None:
     assert wire.status is None and wire.response_body == ""
     trace = RunTrace.from_events(events)
     assert trace.received_text(trace.calls[0]) == "no response arrived\n"
+
+
+@pytest.mark.parametrize("inside", [1, 9, 20, len(KEY) - 1])
+async def test_a_key_straddling_the_request_cut_leaves_no_prefix(loopback: LoopbackServer, inside: int) -> None:
+    """The prompt holds the key so that the 32,000-character cut falls ``inside`` characters into it."""
+    loopback.add("POST", PATH, stream_response("ok"), stream_response("ok"))
+    start = exchanges(await run(loopback, prompt="@"))[0].request_body.index("@")  # where the prompt starts
+    prompt = "x" * (WIRE_CAPTURE_CHARS - start - inside) + KEY + " and more " * 10
+    [wire] = exchanges(await run(loopback, prompt=prompt))
+    assert KEY[:9] not in wire.request_body
+    assert len(wire.request_body) == WIRE_CAPTURE_CHARS
+    sent = json.dumps(loopback.requests[-1].json, ensure_ascii=False).replace(KEY, REDACTED)
+    assert sent.startswith(wire.request_body)  # redacted, then cut: nothing of the key but "[redacted]"
+    assert wire.request_omitted_chars == len(sent) - WIRE_CAPTURE_CHARS
+
+
+def sse_with_key_at(position: int) -> bytes:
+    """An answer stream (one text delta, then [DONE]) in which the key starts at byte ``position``."""
+    def body(filler: int) -> bytes:
+        return b"".join(f"data: {json.dumps(chunk)}\n\n".encode() for chunk in stream_chunks(
+            "y" * filler + KEY + " and that was the key", piece=10**6)) + b"data: [DONE]\n\n"
+    start = body(0).index(KEY.encode())
+    raw = body(position - start)
+    assert raw.index(KEY.encode()) == position
+    return raw
+
+
+@pytest.mark.parametrize("inside", [1, 9, 20, len(KEY) - 1])
+async def test_a_key_straddling_the_response_cut_leaves_no_prefix(loopback: LoopbackServer, inside: int) -> None:
+    """The model echoes the key so that the capture's 32,000-byte limit falls ``inside`` characters into it."""
+    loopback.add("POST", PATH, Response.body(sse_with_key_at(WIRE_CAPTURE_CHARS - inside), "text/event-stream"))
+    [wire] = exchanges(await run(loopback))
+    assert wire.status == 200
+    assert KEY[:9] not in wire.response_body
+    assert wire.response_body.endswith("y") and len(wire.response_body) <= WIRE_CAPTURE_CHARS
+    assert wire.response_omitted_bytes >= inside
+
+
+async def test_a_body_quoted_in_an_error_message_is_cut_after_redaction(loopback: LoopbackServer) -> None:
+    """An answer that is not JSON is quoted (its first 200 characters) in the error message; a key across that
+    cut must not leave its start behind."""
+    loopback.add("POST", PATH, Response.body("n" * 180 + KEY + " trailing", "text/plain"))
+    events = await run(loopback, stream=False)
+    [error] = [e for e in events if e.type == "error"]
+    assert error.code == "malformed_response"
+    assert "nnnn" in error.message and KEY[:9] not in error.message

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import re
 import sqlite3
+import tomllib
+from pathlib import Path
 
 import pytest
 from sqlite_utils import Database
@@ -120,3 +124,57 @@ def test_bugs_are_not_disguised_as_storage_errors(history, db_path):
                            "VALUES (999, 'user', 0, 0)")
     with pytest.raises(sqlite3.OperationalError, match="no such table"), storage_errors(db_path, "test"):
         history.db.execute("SELECT * FROM no_such_table")
+
+
+# The sqlite-utils release whose transactions the storage code relies on: db.atomic(), execute() that commits
+# on its own only outside a transaction, executescript() that does not commit an open one (4.0).
+SQLITE_UTILS_NEEDED = (4, 0)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:3])
+
+
+def test_the_required_sqlite_utils_is_one_whose_transactions_hold():
+    project = tomllib.loads((Path(__file__).resolve().parents[3] / "pyproject.toml").read_text())
+    [requirement] = [d for d in project["project"]["dependencies"] if d.startswith("sqlite-utils")]
+    lower = re.search(r">=\s*([\d.]+)", requirement)
+    assert lower is not None and _version(lower.group(1)) >= SQLITE_UTILS_NEEDED, requirement
+    assert _version(importlib.metadata.version("sqlite-utils")) >= SQLITE_UTILS_NEEDED
+
+
+def schema_and_rows(db: Database) -> tuple[list[tuple], list[tuple], int]:
+    schema = db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+    rows = db.execute("SELECT id, title FROM conversations ORDER BY id").fetchall()
+    return schema, rows, current_version(db)
+
+
+@pytest.mark.parametrize("failing", [
+    "INSERT INTO nowhere VALUES (1);",  # after tables, an index, a trigger and an FTS table were made
+    "UPDATE conversations SET pinned = 7;",  # after rows were changed: a CHECK constraint fails
+])
+def test_a_migration_failing_half_way_leaves_the_database_exactly_as_before(db_path, failing):
+    with History.open(db_path) as history:
+        history.create_conversation("kept as it was")
+    db = Database(sqlite3.connect(db_path))
+    before = schema_and_rows(db)
+    half = Migration(LATEST_VERSION + 1, "half", f"""
+        CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+        CREATE INDEX notes_text ON notes(text);
+        CREATE TRIGGER notes_stamp AFTER INSERT ON notes BEGIN
+            UPDATE conversations SET title = title || ';' WHERE id = 1;
+        END;
+        CREATE VIRTUAL TABLE notes_fts USING fts5(text, content='notes', content_rowid='id');
+        INSERT INTO notes (text) VALUES ('one; two');
+        UPDATE conversations SET title = 'changed';
+        ALTER TABLE conversations ADD COLUMN colour TEXT;
+        {failing}
+        CREATE TABLE never (a);
+        """)
+    with pytest.raises(sqlite3.Error):
+        apply_migrations(db, (*MIGRATIONS, half))
+    assert schema_and_rows(db) == before
+    assert not db.conn.in_transaction
+    db.close()
+    with History.open(db_path) as history:  # and the file still opens and works
+        assert [c.title for c in history.list_conversations()] == ["kept as it was"]

@@ -149,3 +149,13 @@ def test_bad_files_are_refused_naming_the_problem(history, tmp_path, content, me
 def test_missing_file_is_named(tmp_path):
     with pytest.raises(ImportFileError, match=r"could not read .*nope\.json"):
         read_export(tmp_path / "nope.json")
+
+
+def test_an_imported_title_keeps_no_key_shaped_string(history, tmp_path):
+    path = tmp_path / "keyed.json"
+    path.write_text(json.dumps({
+        "format": "parley.conversation", "version": 1, "exported_at": 0,
+        "conversation": {"title": "my key sk-proj-Imported4Key9NotReal0000aaaa", "created_at": 0, "updated_at": 0},
+        "messages": []}))
+    conversation_id = import_conversation(history, read_export(path))
+    assert history.conversation(conversation_id).title == "my key [redacted]"

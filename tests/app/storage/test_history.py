@@ -8,6 +8,7 @@ from app.storage import History, NotFoundError
 from app.storage.history import TITLE_CHARS, title_from_text
 from app.storage.run_recorder import RunRecorder
 from orchestration.events import ContentDelta, Done, EventFactory, RunStarted, ToolCallInfo, ToolCalls, ToolResult
+from orchestration.redaction import REDACTED
 
 
 def record_answer(history: History, conversation_id: int, user_text: str | None, answer: str, *,
@@ -125,3 +126,26 @@ def test_titles_come_from_the_first_line():
     long = title_from_text("word " * 100)
     assert len(long) == TITLE_CHARS and long.endswith("…")
 
+
+
+TITLE_KEY = "sk-proj-Title4Key9NotReal0000aaaa1111"
+
+
+@pytest.mark.parametrize("position", [0, 40, TITLE_CHARS - 12, TITLE_CHARS - 2, TITLE_CHARS + 5])
+def test_a_key_in_the_first_line_never_reaches_the_title_not_even_its_start(position):
+    text = "a" * position + TITLE_KEY + " and more words after it" * 3
+    title = title_from_text(text, [TITLE_KEY])
+    assert TITLE_KEY[:9] not in title and len(title) <= TITLE_CHARS
+    assert title.startswith("a" * min(position, TITLE_CHARS - 15))
+
+
+def test_key_shaped_strings_are_redacted_in_titles_even_when_not_the_key_in_use(history):
+    others = ["sk-ant-api03-Abc123Def456Ghi789Jkl0", "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+              "gsk_1234567890abcdefGHIJKLmnop", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"]
+    for other in others:
+        assert other[:9] not in title_from_text(f"is {other} valid?")
+    cid = history.create_conversation(f"about {others[0]}")
+    assert history.conversation(cid).title == f"about {REDACTED}"
+    history.rename(cid, f"renamed {others[1]} here")
+    assert history.conversation(cid).title == f"renamed {REDACTED} here"
+    assert title_from_text("How does sk-learn compare to torch?") == "How does sk-learn compare to torch?"

@@ -184,6 +184,45 @@ def test_known_secrets_never_reach_the_database(history, db_path):
     assert "[redacted]" in history.branch(cid)[1].content
 
 
+def test_a_key_split_across_streamed_pieces_is_not_stored_in_any_form(history, db_path):
+    """The model echoes the key in small pieces; a checkpoint falls while only its start has arrived."""
+    cid = history.create_conversation("echo")
+    clock = FakeClock()
+    recorder = RunRecorder(history, cid, secrets=[KEY], clock=clock)
+    ids = recorder.begin("Say my key")
+    events = EventFactory(ids.run_id)
+    recorder(events.make(RunStarted, provider="p", model="m"))
+    events.iteration = 1
+    pieces = ["Your key: ", KEY[:4], KEY[4:14], KEY[14:], " done"]
+    for piece in pieces[:3]:
+        recorder(events.make(ContentDelta, content=piece))
+    clock.now += CHECKPOINT_INTERVAL_S
+    assert recorder.checkpoint_if_due() is True
+    [(partial,)] = rows(db_path, "SELECT content FROM messages WHERE role = 'assistant'")
+    assert partial == "Your key: "  # the start of the key waits until it is known to be one
+    for piece in pieces[3:]:
+        recorder(events.make(ContentDelta, content=piece))
+    recorder(events.make(Done, finish_reason="stop"))
+    assert history.branch(cid)[1].content == "Your key: [redacted] done"
+    stored = [json.loads(e[0]) for e in rows(db_path, "SELECT event FROM run_events WHERE run_id = ? ORDER BY seq",
+                                               ids.run_id)]
+    streamed = "".join(e["content"] for e in stored if e["type"] == "content")
+    assert streamed == "Your key: [redacted] done"
+    assert all(KEY[:9] not in json.dumps(e) for e in stored)
+
+
+def test_an_answer_cut_off_inside_a_key_keeps_no_start_of_it(history):
+    cid = history.create_conversation("cut")
+    recorder = RunRecorder(history, cid, secrets=[KEY])
+    ids = recorder.begin("Say my key")
+    events = EventFactory(ids.run_id)
+    events.iteration = 1
+    recorder(events.make(ContentDelta, content="Your key: " + KEY[:15]))
+    recorder(events.make(Done, finish_reason="cancelled"))
+    answer = history.branch(cid)[1]
+    assert (answer.content, answer.status) == ("Your key: ", "interrupted")
+
+
 def test_full_disk_at_the_end_is_reported_not_raised_and_the_question_is_kept(history, db_path):
     cid = history.create_conversation("full disk")
     recorder = RunRecorder(history, cid)
