@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QDesktopServices, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from widgets.code_highlighter import CodeHighlighter, warm_up
@@ -115,8 +115,36 @@ class ChatView(QTextBrowser):
         QTimer.singleShot(WARM_UP_DELAY_MS, warm_up)
 
     def set_dark(self, dark: bool) -> None:
-        """Code colours for a dark or light background."""
+        """Code colours for a dark or light background; links and chips already drawn take the new link colour."""
         self._highlighter.set_dark(dark)
+        self.recolour_links()
+
+    def recolour_links(self) -> None:
+        """Give every link and tool chip in the document the palette's current link colour.
+
+        Qt bakes the link colour into the text when it is inserted, so a theme switch alone leaves old links
+        (and chips, which are links) in the previous theme's colour.
+        """
+        colour = self.palette().color(QPalette.ColorRole.Link)
+        document = self.document()
+        stale: list[tuple[int, int]] = []
+        block = document.begin()
+        while block.isValid():
+            fragments = block.begin()
+            while not fragments.atEnd():
+                fragment = fragments.fragment()
+                char_format = fragment.charFormat()
+                if char_format.isAnchor() and char_format.foreground().color() != colour:
+                    stale.append((fragment.position(), fragment.position() + fragment.length()))
+                fragments += 1
+            block = block.next()
+        recolour = QTextCharFormat()
+        recolour.setForeground(colour)
+        cursor = QTextCursor(document)
+        for start, end in stale:
+            cursor.setPosition(start)
+            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            cursor.mergeCharFormat(recolour)
 
     def set_font_size(self, points: int) -> None:
         """The chat text's size in points (Preferences > Appearance); code and headings scale with it."""
