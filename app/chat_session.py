@@ -133,7 +133,7 @@ class ChatSession(QObject):
         self.refresh_providers()
         self.refresh_conversations()
         self.start_mcp()
-        self.window.chat_view.set_font_size(self.settings.ui.font_size)
+        self._apply_appearance(self.settings)
 
     # --- providers ----------------------------------------------------------------------------------
     def refresh_providers(self) -> None:
@@ -259,11 +259,15 @@ class ChatSession(QObject):
         except EnvironmentProblem as problem:
             self.window.show_error_in_chat(f"{problem} The new preferences apply to this session only.")
         self.refresh_providers()
-        if self.theme is not None:
-            self.theme.set_mode(settings.ui.theme)
-        self.window.chat_view.set_font_size(settings.ui.font_size)
+        self._apply_appearance(settings)
         if mcp_changed:
             self._mcp_reconnect = asyncio.ensure_future(self.reconnect_mcp(settings.mcp_servers))
+
+    def _apply_appearance(self, settings: Settings) -> None:
+        """Theme, then chat font size: the one path for startup and for Preferences > OK."""
+        if self.theme is not None and self.theme.mode != settings.ui.theme:
+            self.theme.set_mode(settings.ui.theme)
+        self.window.chat_view.set_font_size(settings.ui.font_size)
 
     def _rename_provider(self, old: str, new: str) -> None:
         """Move a renamed provider's key to ``provider:<new>``; a failure is reported and the rename still applies

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
@@ -111,6 +111,7 @@ class ChatView(QTextBrowser):
         self._shown_from = 0
         self._streaming = False
         self._stick_to_bottom = True
+        self._font_points: int | None = None
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         QTimer.singleShot(WARM_UP_DELAY_MS, warm_up)
 
@@ -147,11 +148,25 @@ class ChatView(QTextBrowser):
             cursor.mergeCharFormat(recolour)
 
     def set_font_size(self, points: int) -> None:
-        """The chat text's size in points (Preferences > Appearance); code and headings scale with it."""
+        """The chat text's size in points (Preferences > Appearance); code and headings scale with it.
+
+        The size is kept: a theme switch re-polishes the widget and resets its font, and the size comes back.
+        """
+        self._font_points = points
+        self._apply_font_size()
+
+    def _apply_font_size(self) -> None:
+        if self._font_points is None or self.font().pointSize() == self._font_points:
+            return
         font = self.font()
-        font.setPointSize(points)
+        font.setPointSize(self._font_points)
         self.setFont(font)
         self.document().setDefaultFont(font)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._apply_font_size()
 
     # --- history ------------------------------------------------------------------------------------
     def set_messages(self, messages: list[ChatMessage]) -> None:

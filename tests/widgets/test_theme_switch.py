@@ -128,3 +128,15 @@ def test_rename_dialog_is_wide_enough_for_its_title(qtbot):
     # window decorations take roughly 150 px for their buttons and margins
     assert dialog.width() >= title_width + 150
     assert dialog.textValue() == "Trip plans"
+
+
+def test_chat_font_size_survives_a_theme_switch(qtbot, themed_app):  # noqa: F811
+    apply_theme(themed_app, "light")
+    view = make_view(qtbot)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_font_size(16)
+    apply_theme(themed_app, "dark")  # a new style sheet re-polishes every widget
+    view.add_user_message("hello")
+    assert view.font().pointSize() == 16
+    assert view.document().defaultFont().pointSize() == 16
