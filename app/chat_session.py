@@ -414,6 +414,7 @@ class ChatSession(QObject):
         self.window.forget_live_answer()
         self.refresh_runs()
         self.window.chat_view.set_messages([])
+        self.window.banner.show_stored(None, [])
         self.window.show_welcome(not self.settings.providers)
         self.window.composer.focus_input()
         self.refresh_conversations()
@@ -436,8 +437,20 @@ class ChatSession(QObject):
         self.window.show_welcome(False)
         self.window.forget_live_answer()
         self.window.chat_view.set_messages(chat_messages(records, visibility_of))
+        self._show_stored_warnings(conversation_id)
         self.refresh_runs()
         self.window.composer.focus_input()
+
+    def _show_stored_warnings(self, conversation_id: int) -> None:
+        """The banner shows the warnings of the conversation's last run again, until the user closes it."""
+        assert self.history is not None
+        try:
+            runs = self.history.runs(conversation_id)
+            warnings = self.history.run_warnings(runs[-1].id) if runs else []
+        except StorageError as problem:
+            self.window.show_error_in_chat(str(problem))
+            return
+        self.window.banner.show_stored(runs[-1].id if runs else None, warnings)
 
     def search(self, text: str) -> None:
         if self.history is None:
