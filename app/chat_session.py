@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from app.errors import EnvironmentProblem
 from app.history_view import chat_messages
+from app.provider_check import draft_config, model_names, trial_reply
 from app.provider_setup import key_required, provider_config
 from app.run_controller import RunController
 from app.secrets import SecretStoreError
@@ -37,6 +38,7 @@ from app.window_approver import WindowApprover
 from orchestration.loop import RunRequest
 from orchestration.messages import Message, UserMessage
 from orchestration.providers import adapter_for
+from orchestration.providers.config import ProviderConfig
 from orchestration.providers.discovery import discover_local_servers
 from orchestration.providers.models import list_models
 from orchestration.run_trace import RunSummary, RunTrace
@@ -189,12 +191,26 @@ class ChatSession(QObject):
             servers = []
         self.window.welcome.set_servers([(s.title, s.preset, s.base_url) for s in servers])
 
-    def add_provider(self, preset: str = "", base_url: str = "") -> NewProvider | None:
+    def add_provider(self, preset: str = "", base_url: str = "") -> AddProviderDialog:
+        """Show the dialog (window-modal, not blocking the loop, so "List models" and "Test" run); OK adds it."""
         dialog = self.dialog_factory(self.window, preset=preset, base_url=base_url,
-                                     taken_ids={p.id for p in self.settings.providers})
-        if not dialog.exec():
-            return None
-        new = dialog.result_provider()
+                                     taken_ids={p.id for p in self.settings.providers},
+                                     list_models=self._draft_models, test_provider=self._draft_test)
+        dialog.accepted.connect(lambda: self._provider_added(dialog.result_provider()))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    async def _draft_models(self, new: NewProvider) -> list[str]:
+        return await model_names(self._draft_config(new))
+
+    async def _draft_test(self, new: NewProvider) -> str:
+        return await trial_reply(self._draft_config(new), new.model)
+
+    def _draft_config(self, new: NewProvider) -> ProviderConfig:
+        return draft_config(new.kind, new.preset, new.base_url, new.api_key, new.id)
+
+    def _provider_added(self, new: NewProvider) -> None:
         entry = ProviderSettings(id=new.id, kind=new.kind, preset=new.preset, base_url=new.base_url,
                                  default_model=new.model)
         self.settings.providers.append(entry)
@@ -210,8 +226,8 @@ class ChatSession(QObject):
             except EnvironmentProblem as problem:
                 self.secrets.store_for_session(provider_entry(new.id), new.api_key)
                 self.window.show_error_in_chat(f"{problem} The key is kept in memory for this session only.")
+        self.window.welcome.show_notice("")
         self.refresh_providers()
-        return new
 
     # --- preferences --------------------------------------------------------------------------------
     async def list_provider_models(self, entry: ProviderSettings, typed_key: str | None) -> list[str]:
@@ -311,8 +327,8 @@ class ChatSession(QObject):
         provider_id, model = self.window.composer.current_model() or ("", "")
         entry = next((p for p in self.settings.providers if p.id == provider_id), None)
         if entry is None:
-            raise EnvironmentProblem("No provider is set up. Add one with “Add a provider…” (or "
-                                     "`parley providers add`).")
+            raise EnvironmentProblem("No provider is set up. Add one with “Add a provider…” below (or "
+                                     "`parley providers add` in a terminal), then send again.")
         model = model or entry.default_model or ""
         if not model:
             raise EnvironmentProblem(f"Provider {entry.id} has no model chosen. Pick one in the model picker.")
@@ -330,7 +346,11 @@ class ChatSession(QObject):
             self._start_run(text)
         except EnvironmentProblem as problem:
             self.window.composer.restore_text(text)
-            self.window.show_error_in_chat(str(problem))
+            if not self.settings.providers and self.conversation_id is None:
+                self.window.welcome.show_notice(str(problem))  # the welcome, with its "Add a provider…", stays
+                self.window.show_welcome(True)
+            else:
+                self.window.show_error_in_chat(str(problem))
 
     def _start_run(self, text: str) -> None:
         entry, model = self._provider()
