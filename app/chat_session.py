@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QStandardPaths
 from PySide6.QtWidgets import QFileDialog
 
 from app.errors import EnvironmentProblem
@@ -25,6 +25,7 @@ from app.provider_setup import key_required, provider_config
 from app.run_controller import RunController
 from app.secrets import SecretStoreError
 from app.secrets.names import provider_entry
+from app.secrets.probe import backend_display_name
 from app.secrets.store import SecretStore
 from app.settings import ProviderSettings, Settings
 from app.settings.store import save_settings
@@ -62,8 +63,17 @@ QUIT_RUN_WAIT_S = 5.0  # on quit, how long a stopped run may take to save its pa
 ExportPathChooser = Callable[[str], str | None]
 
 
+def export_start_path(filename: str) -> str:
+    """Where a save dialog starts: ``filename`` in the user's Documents folder (their home when there is none),
+    never the program's working folder."""
+    folder = (QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+              or QStandardPaths.writableLocation(QStandardPaths.StandardLocation.HomeLocation))
+    return str(Path(folder) / filename)
+
+
 def choose_export_path(suggested: str) -> str | None:
-    path, _ = QFileDialog.getSaveFileName(None, "Export the run as JSON", suggested, "JSON (*.json)")
+    path, _ = QFileDialog.getSaveFileName(None, "Export the run as JSON", export_start_path(suggested),
+                                          "JSON (*.json)")
     return path or None
 
 
@@ -245,7 +255,9 @@ class ChatSession(QObject):
         tools = [(tool.name, tool.description) for tool in every_tool]
         dialog = self.preferences_factory(self.window, settings=self.settings, keys=preference_keys(self.secrets),
                                           tools=tools, test_connection=self.list_provider_models,
-                                          mcp=self.mcp_hooks())
+                                          mcp=self.mcp_hooks(),
+                                          tool_defaults={tool.name: "ask" if tool.needs_approval else "allow"
+                                                         for tool in every_tool})
         dialog.accepted.connect(lambda: self.apply_preferences(
             dialog.result_settings(), provider_renames=dialog.providers.renames(),
             mcp_renames=dialog.mcp_servers.renames()))
@@ -600,7 +612,8 @@ class ChatSession(QObject):
     # --- status -------------------------------------------------------------------------------------
     def _update_status(self) -> None:
         status = self.secrets.status(probe=False)
-        self.window.set_status(keyring=f"Keyring: {status.backend}" if status.usable else "Keyring: unavailable")
+        self.window.set_status(keyring=f"Keyring: {backend_display_name(status.backend)}" if status.usable
+                               else "Keyring: unavailable")
         provider_id, model = self.window.composer.current_model() or ("", "")
         if provider_id:
             self.window.set_status(model=f"{provider_id} · {model}")
