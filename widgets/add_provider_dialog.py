@@ -14,6 +14,7 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -92,11 +93,13 @@ class AddProviderDialog(QDialog):
         self.test_button.setToolTip("Send one tiny request to the model and report whether it answered")
         self.test_button.setEnabled(test_provider is not None)
         self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # server messages are shown literally, never as HTML
         self.status.setObjectName("checkStatus")
         self.status.setWordWrap(True)
         self.status.setAccessibleName("Connection check")
         self.status.hide()
         self.problem = QLabel()
+        self.problem.setTextFormat(Qt.TextFormat.PlainText)
         self.problem.setObjectName("formProblem")
         self.problem.setWordWrap(True)
         self.problem.hide()

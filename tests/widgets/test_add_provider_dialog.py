@@ -131,3 +131,13 @@ def test_the_key_fields_placeholder_is_not_cut(qtbot):
     field = dialog.api_key
     text_room = field.width() - 2 * field.style().pixelMetric(field.style().PixelMetric.PM_DefaultFrameWidth) - 8
     assert field.fontMetrics().horizontalAdvance(field.placeholderText()) <= text_room
+
+
+def test_a_servers_message_is_shown_literally(qtbot, qasync_loop, loopback):
+    loopback.add("GET", "/v1/models", Response.json({"error": {"message": "<b>no</b> <img src='/dev/zero'>"}},
+                                                   status=400))
+    dialog = make_dialog(qtbot, loopback)
+    qtbot.mouseClick(dialog.list_button, Qt.MouseButton.LeftButton)
+    finish(qasync_loop, dialog)
+    assert "<b>no</b> <img src='/dev/zero'>" in dialog.status_text()
+    assert dialog.status.textFormat() == Qt.TextFormat.PlainText
