@@ -134,12 +134,16 @@ def row_problems(row: dict[str, Any]) -> tuple[McpServerSettings | None, dict[st
         return None, {"name": "; ".join(e["msg"].removeprefix("Value error, ") for e in error.errors())}
 
 
+def _tools(count: int) -> str:
+    return "1 tool" if count == 1 else f"{count:,} tools"
+
+
 def describe_status(status: ServerStatus | None) -> str:
     if status is None:
         return "not connected yet (applies after OK)"
     text = status.state
     if status.state == "running":
-        text += f", {len(status.tools)} tools"
+        text += f", {_tools(len(status.tools))}"
     if status.message:
         text += f": {status.message}"
     return text
@@ -448,5 +452,5 @@ class McpServersTab(ListFormTab):
             return
         shown = ", ".join(status.tools[:TOOLS_SHOWN]) + (f" and {len(status.tools) - TOOLS_SHOWN} more"
                                                          if len(status.tools) > TOOLS_SHOWN else "")
-        self.test_result.setText(f"Connected: {len(status.tools)} tools: {shown}" if status.tools
+        self.test_result.setText(f"Connected: {_tools(len(status.tools))}: {shown}" if status.tools
                                  else "Connected, but the server lists no tools.")

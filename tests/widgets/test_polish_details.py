@@ -20,8 +20,9 @@ from tests.support.loopback import Response
 from tests.support.memory_keyring import MemoryKeyring
 from tests.widgets.test_preferences_dialog import loopback_models
 from tests.widgets.test_theme import themed_app  # noqa: F401  (the fixture)
+from tools.mcp import ServerStatus
 from widgets.preferences_dialog import PreferencesDialog
-from widgets.preferences_mcp import row_problems
+from widgets.preferences_mcp import describe_status, row_problems
 from widgets.theme import apply_theme
 
 
@@ -48,6 +49,12 @@ def test_one_model_is_not_models(qtbot, qasync_loop, loopback):
     dialog.providers.test_connection()
     qasync_loop.run_until_complete(asyncio.wait_for(dialog.providers.test_task, 5))
     assert dialog.providers.test_result.text() == "Connected: 1 model. only-one"
+
+
+def test_one_mcp_tool_is_not_tools():
+    status = ServerStatus("time", "stdio", "running", tools=("get_current_time",))
+    assert describe_status(status) == "running, 1 tool"
+    assert describe_status(ServerStatus("time", "stdio", "running", tools=("a", "b"))) == "running, 2 tools"
 
 
 def test_limits_read_as_numbers_and_the_tools_default_is_named(qtbot):
