@@ -15,15 +15,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QStandardPaths
 from PySide6.QtWidgets import QFileDialog
 
 from app.errors import EnvironmentProblem
 from app.history_view import chat_messages
+from app.provider_check import draft_config, model_names, trial_reply
 from app.provider_setup import key_required, provider_config
 from app.run_controller import RunController
 from app.secrets import SecretStoreError
 from app.secrets.names import provider_entry
+from app.secrets.probe import backend_display_name
 from app.secrets.store import SecretStore
 from app.settings import ProviderSettings, Settings
 from app.settings.store import save_settings
@@ -37,6 +39,7 @@ from app.window_approver import WindowApprover
 from orchestration.loop import RunRequest
 from orchestration.messages import Message, UserMessage
 from orchestration.providers import adapter_for
+from orchestration.providers.config import ProviderConfig
 from orchestration.providers.discovery import discover_local_servers
 from orchestration.providers.models import list_models
 from orchestration.run_trace import RunSummary, RunTrace
@@ -60,8 +63,17 @@ QUIT_RUN_WAIT_S = 5.0  # on quit, how long a stopped run may take to save its pa
 ExportPathChooser = Callable[[str], str | None]
 
 
+def export_start_path(filename: str) -> str:
+    """Where a save dialog starts: ``filename`` in the user's Documents folder (their home when there is none),
+    never the program's working folder."""
+    folder = (QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+              or QStandardPaths.writableLocation(QStandardPaths.StandardLocation.HomeLocation))
+    return str(Path(folder) / filename)
+
+
 def choose_export_path(suggested: str) -> str | None:
-    path, _ = QFileDialog.getSaveFileName(None, "Export the run as JSON", suggested, "JSON (*.json)")
+    path, _ = QFileDialog.getSaveFileName(None, "Export the run as JSON", export_start_path(suggested),
+                                          "JSON (*.json)")
     return path or None
 
 
@@ -133,7 +145,7 @@ class ChatSession(QObject):
         self.refresh_providers()
         self.refresh_conversations()
         self.start_mcp()
-        self.window.chat_view.set_font_size(self.settings.ui.font_size)
+        self._apply_appearance(self.settings)
 
     # --- providers ----------------------------------------------------------------------------------
     def refresh_providers(self) -> None:
@@ -189,12 +201,26 @@ class ChatSession(QObject):
             servers = []
         self.window.welcome.set_servers([(s.title, s.preset, s.base_url) for s in servers])
 
-    def add_provider(self, preset: str = "", base_url: str = "") -> NewProvider | None:
+    def add_provider(self, preset: str = "", base_url: str = "") -> AddProviderDialog:
+        """Show the dialog (window-modal, not blocking the loop, so "List models" and "Test" run); OK adds it."""
         dialog = self.dialog_factory(self.window, preset=preset, base_url=base_url,
-                                     taken_ids={p.id for p in self.settings.providers})
-        if not dialog.exec():
-            return None
-        new = dialog.result_provider()
+                                     taken_ids={p.id for p in self.settings.providers},
+                                     list_models=self._draft_models, test_provider=self._draft_test)
+        dialog.accepted.connect(lambda: self._provider_added(dialog.result_provider()))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    async def _draft_models(self, new: NewProvider) -> list[str]:
+        return await model_names(self._draft_config(new))
+
+    async def _draft_test(self, new: NewProvider) -> str:
+        return await trial_reply(self._draft_config(new), new.model)
+
+    def _draft_config(self, new: NewProvider) -> ProviderConfig:
+        return draft_config(new.kind, new.preset, new.base_url, new.api_key, new.id)
+
+    def _provider_added(self, new: NewProvider) -> None:
         entry = ProviderSettings(id=new.id, kind=new.kind, preset=new.preset, base_url=new.base_url,
                                  default_model=new.model)
         self.settings.providers.append(entry)
@@ -210,8 +236,8 @@ class ChatSession(QObject):
             except EnvironmentProblem as problem:
                 self.secrets.store_for_session(provider_entry(new.id), new.api_key)
                 self.window.show_error_in_chat(f"{problem} The key is kept in memory for this session only.")
+        self.window.welcome.show_notice("")
         self.refresh_providers()
-        return new
 
     # --- preferences --------------------------------------------------------------------------------
     async def list_provider_models(self, entry: ProviderSettings, typed_key: str | None) -> list[str]:
@@ -229,7 +255,9 @@ class ChatSession(QObject):
         tools = [(tool.name, tool.description) for tool in every_tool]
         dialog = self.preferences_factory(self.window, settings=self.settings, keys=preference_keys(self.secrets),
                                           tools=tools, test_connection=self.list_provider_models,
-                                          mcp=self.mcp_hooks())
+                                          mcp=self.mcp_hooks(),
+                                          tool_defaults={tool.name: "ask" if tool.needs_approval else "allow"
+                                                         for tool in every_tool})
         dialog.accepted.connect(lambda: self.apply_preferences(
             dialog.result_settings(), provider_renames=dialog.providers.renames(),
             mcp_renames=dialog.mcp_servers.renames()))
@@ -259,11 +287,15 @@ class ChatSession(QObject):
         except EnvironmentProblem as problem:
             self.window.show_error_in_chat(f"{problem} The new preferences apply to this session only.")
         self.refresh_providers()
-        if self.theme is not None:
-            self.theme.set_mode(settings.ui.theme)
-        self.window.chat_view.set_font_size(settings.ui.font_size)
+        self._apply_appearance(settings)
         if mcp_changed:
             self._mcp_reconnect = asyncio.ensure_future(self.reconnect_mcp(settings.mcp_servers))
+
+    def _apply_appearance(self, settings: Settings) -> None:
+        """Theme, then chat font size: the one path for startup and for Preferences > OK."""
+        if self.theme is not None and self.theme.mode != settings.ui.theme:
+            self.theme.set_mode(settings.ui.theme)
+        self.window.chat_view.set_font_size(settings.ui.font_size)
 
     def _rename_provider(self, old: str, new: str) -> None:
         """Move a renamed provider's key to ``provider:<new>``; a failure is reported and the rename still applies
@@ -307,8 +339,8 @@ class ChatSession(QObject):
         provider_id, model = self.window.composer.current_model() or ("", "")
         entry = next((p for p in self.settings.providers if p.id == provider_id), None)
         if entry is None:
-            raise EnvironmentProblem("No provider is set up. Add one with “Add a provider…” (or "
-                                     "`parley providers add`).")
+            raise EnvironmentProblem("No provider is set up. Add one with “Add a provider…” below (or "
+                                     "`parley providers add` in a terminal), then send again.")
         model = model or entry.default_model or ""
         if not model:
             raise EnvironmentProblem(f"Provider {entry.id} has no model chosen. Pick one in the model picker.")
@@ -326,7 +358,11 @@ class ChatSession(QObject):
             self._start_run(text)
         except EnvironmentProblem as problem:
             self.window.composer.restore_text(text)
-            self.window.show_error_in_chat(str(problem))
+            if not self.settings.providers and self.conversation_id is None:
+                self.window.welcome.show_notice(str(problem))  # the welcome, with its "Add a provider…", stays
+                self.window.show_welcome(True)
+            else:
+                self.window.show_error_in_chat(str(problem))
 
     def _start_run(self, text: str) -> None:
         entry, model = self._provider()
@@ -410,6 +446,7 @@ class ChatSession(QObject):
         self.window.forget_live_answer()
         self.refresh_runs()
         self.window.chat_view.set_messages([])
+        self.window.banner.show_stored(None, [])
         self.window.show_welcome(not self.settings.providers)
         self.window.composer.focus_input()
         self.refresh_conversations()
@@ -432,8 +469,20 @@ class ChatSession(QObject):
         self.window.show_welcome(False)
         self.window.forget_live_answer()
         self.window.chat_view.set_messages(chat_messages(records, visibility_of))
+        self._show_stored_warnings(conversation_id)
         self.refresh_runs()
         self.window.composer.focus_input()
+
+    def _show_stored_warnings(self, conversation_id: int) -> None:
+        """The banner shows the warnings of the conversation's last run again, until the user closes it."""
+        assert self.history is not None
+        try:
+            runs = self.history.runs(conversation_id)
+            warnings = self.history.run_warnings(runs[-1].id) if runs else []
+        except StorageError as problem:
+            self.window.show_error_in_chat(str(problem))
+            return
+        self.window.banner.show_stored(runs[-1].id if runs else None, warnings)
 
     def search(self, text: str) -> None:
         if self.history is None:
@@ -563,7 +612,8 @@ class ChatSession(QObject):
     # --- status -------------------------------------------------------------------------------------
     def _update_status(self) -> None:
         status = self.secrets.status(probe=False)
-        self.window.set_status(keyring=f"Keyring: {status.backend}" if status.usable else "Keyring: unavailable")
+        self.window.set_status(keyring=f"Keyring: {backend_display_name(status.backend)}" if status.usable
+                               else "Keyring: unavailable")
         provider_id, model = self.window.composer.current_model() or ("", "")
         if provider_id:
             self.window.set_status(model=f"{provider_id} · {model}")

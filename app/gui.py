@@ -75,8 +75,6 @@ def main(data_dir: str | None = None) -> int:
     def attach() -> None:
         session = attach_session(window, data_dir, theme=theme)
         sessions.append(session)
-        if session.settings.ui.theme != "system":
-            theme.set_mode(session.settings.ui.theme)
         window.composer.setEnabled(True)
         window.composer.focus_input()
 

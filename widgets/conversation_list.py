@@ -55,15 +55,42 @@ def _when(epoch_ms: int) -> str:
     return moment.strftime("%Y-%m-%d")
 
 
+RENAME_DIALOG_MIN_WIDTH_PX = 320  # the title field; it makes the dialog wide enough for its title
+
+
+def delete_confirmation(parent: QWidget | None, title: str) -> QMessageBox:
+    """The delete question: Qt's own dialog (so it follows the app's theme), No by default."""
+    box = QMessageBox(QMessageBox.Icon.Question, "Delete conversation",
+                      f"Delete “{title}” and everything in it? This cannot be undone.",
+                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, parent)
+    box.setOption(QMessageBox.Option.DontUseNativeDialog, True)
+    box.setDefaultButton(QMessageBox.StandardButton.No)
+    box.setEscapeButton(QMessageBox.StandardButton.No)
+    return box
+
+
+def rename_dialog(parent: QWidget | None, current: str) -> QInputDialog:
+    """The rename prompt, wide enough that its title is not cut."""
+    dialog = QInputDialog(parent)
+    dialog.setWindowTitle("Rename conversation")
+    dialog.setLabelText("Title:")
+    dialog.setTextValue(current)
+    field = dialog.findChild(QLineEdit)
+    if field is not None:  # the dialog sizes itself to its field; a wider field gives the title room
+        field.setMinimumWidth(RENAME_DIALOG_MIN_WIDTH_PX)
+    return dialog
+
+
 def _ask_confirmation(parent: QWidget, title: str) -> bool:
-    answer = QMessageBox.question(parent, "Delete conversation",
-                                  f"Delete “{title}” and everything in it? This cannot be undone.")
-    return answer == QMessageBox.StandardButton.Yes
+    return delete_confirmation(parent, title).exec() == QMessageBox.StandardButton.Yes
 
 
 def _ask_title(parent: QWidget, current: str) -> str | None:
-    text, ok = QInputDialog.getText(parent, "Rename conversation", "Title:", text=current)
-    return text.strip() if ok and text.strip() else None
+    dialog = rename_dialog(parent, current)
+    if dialog.exec() != QInputDialog.DialogCode.Accepted:
+        return None
+    text = dialog.textValue().strip()
+    return text or None
 
 
 class ConversationList(QWidget):

@@ -49,6 +49,12 @@ class Welcome(QWidget):
         self.text.setTextFormat(Qt.TextFormat.RichText)
         self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.text.setAccessibleName("Welcome")
+        self.notice = QLabel()
+        self.notice.setObjectName("paneNotice")  # styled like the panes' notices
+        self.notice.setWordWrap(True)
+        self.notice.setTextFormat(Qt.TextFormat.PlainText)
+        self.notice.setAccessibleName("Welcome notice")
+        self.notice.hide()
         self.buttons = QVBoxLayout()
         self.add_button = QPushButton("Add a provider…")
         self.add_button.setAccessibleName("Add a provider")
@@ -56,10 +62,19 @@ class Welcome(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(32, 32, 32, 32)
         layout.addWidget(self.text)
+        layout.addWidget(self.notice)
         layout.addLayout(self.buttons)
         layout.addWidget(self.add_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addStretch(1)
         self.set_servers([], searching=True)
+
+    def show_notice(self, text: str) -> None:
+        """A problem to show above the buttons (such as a send without a provider); "" removes it."""
+        self.notice.setText(text)
+        self.notice.setVisible(bool(text))
+
+    def notice_text(self) -> str:
+        return self.notice.text() if not self.notice.isHidden() else ""
 
     def set_servers(self, servers: list[tuple[str, str, str]], *, searching: bool = False) -> None:
         """``servers``: (title, preset name, base URL) of local servers that answered."""

@@ -115,7 +115,8 @@ def test_failed_send_keeps_the_text(qtbot, qasync_loop, parley_home):
     window.composer.input_widget().setPlainText("Keep me")
     session.send("Keep me")
     assert window.composer.input_widget().toPlainText().startswith("Keep me")
-    assert "No provider is set up" in window.chat_view.toPlainText()
+    assert window.centre_stack.currentWidget() is window.welcome  # with its "Add a provider…" button
+    assert "No provider is set up" in window.welcome.notice_text()
     session.history.close()
 
 

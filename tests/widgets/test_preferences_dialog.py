@@ -108,7 +108,7 @@ def test_limits_show_defaults_and_enforce_the_models_bounds(qtbot):
     for name, field in LoopLimits.model_fields.items():
         assert dialog.limit_fields[name].value() == field.default
     hints = [label.text() for label in dialog.findChildren(QLabel)]
-    assert "default 10, 1–100" in hints and "default 30, 0.1–3600" in hints
+    assert "default 10, 1–100" in hints and "default 30, 0.1–3,600" in hints
     box = dialog.limit_fields["max_iterations"]
     assert (box.minimum(), box.maximum()) == limit_bounds("max_iterations") == (1, 100)
     box.lineEdit().selectAll()
