@@ -26,6 +26,7 @@ from widgets.approval_panel import ApprovalPanel
 from widgets.chat_view import ChatView
 from widgets.composer import Composer
 from widgets.conversation_list import ConversationList
+from widgets.drawer_space import CHAT_MIN_WIDTH, SIDE_MIN_WIDTH, drawer_space
 from widgets.inspector import Inspector
 from widgets.reasoning_pane import ReasoningPane
 from widgets.search_results_pane import SearchResultsPane
@@ -33,7 +34,6 @@ from widgets.warning_banner import WarningBanner
 
 SIDE_WIDTH = 260
 PANES_WIDTH = 340
-INSPECTOR_WIDTH = 560  # the drawer's width when it opens
 
 
 class Welcome(QWidget):
@@ -124,7 +124,10 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(centre)
         self.splitter.addWidget(self.panes)
         self.splitter.setStretchFactor(1, 1)
+        self.splitter.setCollapsible(0, False)
         self.splitter.setCollapsible(1, False)
+        self.conversations.setMinimumWidth(SIDE_MIN_WIDTH)
+        centre.setMinimumWidth(CHAT_MIN_WIDTH)
         self.splitter.setSizes([SIDE_WIDTH, 1280 - SIDE_WIDTH - PANES_WIDTH, PANES_WIDTH])
         self.setCentralWidget(self.splitter)
 
@@ -141,6 +144,7 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.inspector)
         self.inspector.hide()
         self._live_answer: list[str] | None = None
+        self._before_drawer: tuple[int, int, list[int]] | None = None  # width set, width before, splitter sizes
 
         self.reasoning_pane.visibility_wanted.connect(self._show_reasoning)
         self.search_pane.visibility_wanted.connect(self._show_search)
@@ -188,12 +192,50 @@ class MainWindow(QMainWindow):
     def toggle_inspector(self) -> None:
         if self.inspector.isVisible():
             self.inspector.hide()
+            self._give_back_drawer_room()
             return
-        self.inspector.show()
-        self.resizeDocks([self.inspector], [INSPECTOR_WIDTH], Qt.Orientation.Horizontal)
+        self._open_drawer()
         self.inspector.raise_()
         self.inspector.runs.setFocus()
         self.inspector_shown.emit()
+
+    def _open_drawer(self) -> None:
+        """Show the inspector with room for it (widgets/drawer_space.py): the window grows if the screen allows,
+        else the drawer takes a bounded share and the right panes give way; the sidebar and chat stay usable."""
+        sizes = self.splitter.sizes()
+        screen = self.screen()
+        frame = self.frameGeometry().width() - self.width()
+        screen_width = screen.availableGeometry().width() - frame if screen is not None else self.width()
+        chrome = 2 * self.splitter.handleWidth() + self.style().pixelMetric(
+            self.style().PixelMetric.PM_DockWidgetSeparatorExtent)
+        space = drawer_space(window_width=self.width(), screen_width=screen_width, side=sizes[0], chat=sizes[1],
+                             panes=sizes[2], can_grow=not (self.isMaximized() or self.isFullScreen()),
+                             chrome=chrome)
+        self._before_drawer = (space.window_width, self.width(), sizes)
+        if space.window_width != self.width():
+            self.resize(space.window_width, self.height())
+            if screen is not None:
+                available = screen.availableGeometry()
+                overflow = self.frameGeometry().right() - available.right()
+                if overflow > 0:
+                    self.move(max(available.left(), self.x() - overflow), self.y())
+        self.panes.setVisible(space.panes > 0)
+        self.inspector.show()
+        self.resizeDocks([self.inspector], [space.drawer], Qt.Orientation.Horizontal)
+        self.layout().activate()  # the splitter gets its new width before its columns are set
+        self.splitter.setSizes([space.side, space.chat, space.panes])
+
+    def _give_back_drawer_room(self) -> None:
+        """The drawer closed: the window shrinks back if it grew for it, and hidden panes come back."""
+        if self._before_drawer is None:
+            return
+        grown_to, before, sizes = self._before_drawer
+        self._before_drawer = None
+        if self.width() == grown_to and before != grown_to:
+            self.resize(before, self.height())
+        self.panes.show()
+        self.layout().activate()
+        self.splitter.setSizes(sizes)
 
     def last_answer(self) -> str:
         """The answer of the latest run in this window, else the newest answer of the open conversation."""

@@ -7,6 +7,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QAbstractButton, QWidget
 
 from tests.support.run_script import RunScript
+from widgets.drawer_space import CHAT_MIN_WIDTH, DRAWER_MAX_SHARE, DRAWER_MIN_WIDTH, SIDE_MIN_WIDTH
 from widgets.main_window import MainWindow
 
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -64,3 +65,21 @@ def test_panes_and_buttons_have_accessible_names(qtbot):
                if b.isVisibleTo(window) and not (b.accessibleName() or b.text() or b.toolTip())]
     assert unnamed == [], [b.objectName() for b in unnamed]
     assert isinstance(window.inspector.widget(), QWidget)
+
+
+def test_opening_the_inspector_keeps_the_sidebar_and_the_chat_usable(qtbot):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1280, 820)
+    window.show()
+    qtbot.waitExposed(window)
+    before = window.splitter.sizes()
+    window.toggle_inspector()
+    side, chat, _panes = window.splitter.sizes()
+    assert side >= SIDE_MIN_WIDTH and chat >= CHAT_MIN_WIDTH
+    assert DRAWER_MIN_WIDTH <= window.inspector.width() <= DRAWER_MAX_SHARE * window.width()
+    search = window.conversations.search_box
+    assert search.width() > search.fontMetrics().horizontalAdvance(search.placeholderText())  # not "Search con…"
+    window.toggle_inspector()
+    assert not window.inspector.isVisible() and window.panes.isVisible()
+    assert window.splitter.sizes() == before
