@@ -50,6 +50,7 @@ from widgets.main_window import MainWindow
 from widgets.preferences_dialog import PreferencesDialog
 from widgets.preferences_keys import KeyActions
 from widgets.preferences_mcp import McpHooks
+from widgets.search_snippet import MARK_END, MARK_START
 from widgets.theme import ThemeController
 
 log = logging.getLogger(__name__)
@@ -443,7 +444,7 @@ class ChatSession(QObject):
             self.refresh_conversations()
             return
         try:
-            hits = HistorySearch(self.history).search(text, limit=SEARCH_LIMIT, marks=("", ""))
+            hits = HistorySearch(self.history).search(text, limit=SEARCH_LIMIT, marks=(MARK_START, MARK_END))
         except (StorageError, ValueError) as problem:
             self.window.conversations.set_search_results([SearchHit(0, "Search problem", str(problem))])
             return
