@@ -28,6 +28,7 @@ from widgets.composer import Composer
 from widgets.conversation_list import ConversationList
 from widgets.drawer_space import CHAT_MIN_WIDTH, SIDE_MIN_WIDTH, drawer_space
 from widgets.inspector import Inspector
+from widgets.menu_bar import WindowMenus
 from widgets.reasoning_pane import ReasoningPane
 from widgets.search_results_pane import SearchResultsPane
 from widgets.warning_banner import WarningBanner
@@ -144,16 +145,13 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.inspector)
         self.inspector.hide()
         self._live_answer: list[str] | None = None
-        self._before_drawer: tuple[int, int, list[int]] | None = None  # width set, width before, splitter sizes
+        # while the drawer is open: the width set for it, the width before, the splitter's sizes, panes shown
+        self._before_drawer: tuple[int, int, list[int], bool] | None = None
 
         self.reasoning_pane.visibility_wanted.connect(self._show_reasoning)
         self.search_pane.visibility_wanted.connect(self._show_search)
-        QShortcut(QKeySequence("Ctrl+N"), self, activated=self.conversations.new_chat_requested.emit)
-        QShortcut(QKeySequence("Ctrl+K"), self, activated=self.conversations.focus_search)
         QShortcut(QKeySequence("Escape"), self, activated=self._escape)
-        QShortcut(QKeySequence("Ctrl+I"), self, activated=self.toggle_inspector)
-        QShortcut(QKeySequence("Ctrl+,"), self, activated=self.preferences_requested.emit)
-        QShortcut(QKeySequence("Ctrl+Shift+C"), self, activated=self.copy_last_answer)
+        self.menus = WindowMenus(self)  # File, Edit, View, Help; the other shortcuts are on their actions
         self.centre_stack.setAccessibleName("Conversation")
         self.conversations.setAccessibleName("Conversations")
         self.reasoning_pane.setAccessibleName("Reasoning")
@@ -189,6 +187,21 @@ class MainWindow(QMainWindow):
         elif self.reasoning_pane.phase_count():
             self.panes.setCurrentWidget(self.reasoning_pane)
 
+    def show_pane(self, pane: QWidget | None) -> None:
+        """Show the right panes on ``pane``'s tab (reasoning or search results), or hide them (None)."""
+        if pane is None:
+            self.panes.hide()
+            return
+        self.panes.setCurrentWidget(pane)
+        if self._before_drawer is not None:  # the drawer took their room; they come back when it closes
+            grown_to, before, sizes, _shown = self._before_drawer
+            self._before_drawer = (grown_to, before, sizes, True)
+            return
+        self.panes.show()
+        if self.splitter.sizes()[2] == 0:
+            sizes = self.splitter.sizes()
+            self.splitter.setSizes([sizes[0], max(sizes[1] - PANES_WIDTH, CHAT_MIN_WIDTH), PANES_WIDTH])
+
     def toggle_inspector(self) -> None:
         if self.inspector.isVisible():
             self.inspector.hide()
@@ -211,7 +224,7 @@ class MainWindow(QMainWindow):
         space = drawer_space(window_width=self.width(), screen_width=screen_width, side=sizes[0], chat=sizes[1],
                              panes=sizes[2], can_grow=not (self.isMaximized() or self.isFullScreen()),
                              chrome=chrome)
-        self._before_drawer = (space.window_width, self.width(), sizes)
+        self._before_drawer = (space.window_width, self.width(), sizes, self.panes.isVisibleTo(self))
         if space.window_width != self.width():
             self.resize(space.window_width, self.height())
             if screen is not None:
@@ -219,7 +232,7 @@ class MainWindow(QMainWindow):
                 overflow = self.frameGeometry().right() - available.right()
                 if overflow > 0:
                     self.move(max(available.left(), self.x() - overflow), self.y())
-        self.panes.setVisible(space.panes > 0)
+        self.panes.setVisible(space.panes > 0 and self.panes.isVisibleTo(self))
         self.inspector.show()
         self.resizeDocks([self.inspector], [space.drawer], Qt.Orientation.Horizontal)
         self.layout().activate()  # the splitter gets its new width before its columns are set
@@ -229,11 +242,11 @@ class MainWindow(QMainWindow):
         """The drawer closed: the window shrinks back if it grew for it, and hidden panes come back."""
         if self._before_drawer is None:
             return
-        grown_to, before, sizes = self._before_drawer
+        grown_to, before, sizes, panes_shown = self._before_drawer
         self._before_drawer = None
         if self.width() == grown_to and before != grown_to:
             self.resize(before, self.height())
-        self.panes.show()
+        self.panes.setVisible(panes_shown)
         self.layout().activate()
         self.splitter.setSizes(sizes)
 
