@@ -470,8 +470,13 @@ class ChatSession(QObject):
         except (StorageError, ValueError) as problem:
             self.window.conversations.set_search_results([SearchHit(0, "Search problem", str(problem))])
             return
+        best: dict[int, Any] = {}  # one row per conversation: its best message match, else its title
+        for hit in hits:
+            if hit.conversation_id not in best or (best[hit.conversation_id].message_id is None
+                                                   and hit.message_id is not None):
+                best[hit.conversation_id] = hit
         self.window.conversations.set_search_results(
-            [SearchHit(h.conversation_id, h.conversation_title, h.snippet) for h in hits])
+            [SearchHit(h.conversation_id, h.conversation_title, h.snippet) for h in best.values()])
 
     def rename(self, conversation_id: int, title: str) -> None:
         self._change(lambda h: h.rename(conversation_id, title))

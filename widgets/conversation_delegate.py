@@ -12,11 +12,13 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from widgets.icons import icon
 from widgets.search_snippet import Piece
 
 TITLE_ROLE = Qt.ItemDataRole.UserRole + 1
 DETAIL_ROLE = Qt.ItemDataRole.UserRole + 2  # the time of the last change, shown muted
 PIECES_ROLE = Qt.ItemDataRole.UserRole + 3  # a search snippet: list of (text, marked)
+PINNED_ROLE = Qt.ItemDataRole.UserRole + 4  # drawn with a pin before the title (an icon: emoji fonts are rare)
 PADDING = 8  # inside the row, left and right; the style sheet's item padding is the same
 LINE_GAP = 2
 MATCH_BACKGROUND = QColor(255, 196, 0, 110)  # under matched words, readable on the light and the dark theme
@@ -33,10 +35,17 @@ class ConversationDelegate(QStyledItemDelegate):
     def _area(option: QStyleOptionViewItem) -> QRect:
         return option.rect.adjusted(PADDING, PADDING - 2, -PADDING, -(PADDING - 2))
 
+    @staticmethod
+    def _title_rect(option: QStyleOptionViewItem, index: Index) -> QRect:
+        area = ConversationDelegate._area(option)
+        line = QFontMetrics(option.font).height()
+        rect = QRect(area.left(), area.top(), area.width(), line)
+        return rect.adjusted(line + 2, 0, 0, 0) if index.data(PINNED_ROLE) else rect
+
     def shown_title(self, option: QStyleOptionViewItem, index: Index) -> str:
         """The title as drawn in a row of ``option.rect``: whole, or cut with "…" to fit."""
         return QFontMetrics(option.font).elidedText(index.data(TITLE_ROLE) or "", Qt.TextElideMode.ElideRight,
-                                                    self._area(option).width())
+                                                    self._title_rect(option, index).width())
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         title = index.data(TITLE_ROLE)
@@ -59,7 +68,10 @@ class ConversationDelegate(QStyledItemDelegate):
         painter.save()
         painter.setFont(font)
         painter.setPen(palette.color(QPalette.ColorRole.Text))
-        painter.drawText(first, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+        if index.data(PINNED_ROLE):
+            side = metrics.height() - 2
+            icon("pin").paint(painter, QRect(first.left(), first.top() + 1, side, side))
+        painter.drawText(self._title_rect(option, index), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                          self.shown_title(option, index))
         pieces = index.data(PIECES_ROLE)
         if pieces:

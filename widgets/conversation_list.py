@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from widgets.conversation_delegate import DETAIL_ROLE, PIECES_ROLE, TITLE_ROLE, ConversationDelegate
+from widgets.conversation_delegate import DETAIL_ROLE, PIECES_ROLE, PINNED_ROLE, TITLE_ROLE, ConversationDelegate
 from widgets.icons import icon
 from widgets.plain_tooltip import plain_tooltip
 from widgets.search_snippet import snippet_pieces, unmarked
@@ -127,11 +127,12 @@ class ConversationList(QWidget):
         ordered = sorted(items, key=lambda c: (not c.pinned, -c.updated_at))
         self.list.clear()
         for item in ordered:
-            title = f"{'📌 ' if item.pinned else ''}{item.title or 'Untitled'}"
+            title = item.title or "Untitled"
             when = _when(item.updated_at)
-            row = QListWidgetItem(f"{title}\n{when}")
+            row = QListWidgetItem(f"{'Pinned: ' if item.pinned else ''}{title}\n{when}")
             row.setData(ID_ROLE, item.id)
             row.setData(TITLE_ROLE, title)
+            row.setData(PINNED_ROLE, item.pinned)
             row.setData(DETAIL_ROLE, when)
             row.setToolTip(plain_tooltip(item.title))
             self.list.addItem(row)

@@ -233,6 +233,8 @@ class MainWindow(QMainWindow):
                 if overflow > 0:
                     self.move(max(available.left(), self.x() - overflow), self.y())
         self.panes.setVisible(space.panes > 0 and self.panes.isVisibleTo(self))
+        self.splitter.updateGeometry()  # its minimum width without the panes counts before the drawer is sized
+        self.layout().invalidate()
         self.inspector.show()
         self.resizeDocks([self.inspector], [space.drawer], Qt.Orientation.Horizontal)
         self.layout().activate()  # the splitter gets its new width before its columns are set

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QStyleOptionViewItem
 
-from widgets.conversation_delegate import PIECES_ROLE
+from widgets.conversation_delegate import PIECES_ROLE, PINNED_ROLE
 from widgets.conversation_list import ConversationItem, ConversationList, SearchHit
 from widgets.search_snippet import MARK_END, MARK_START
 
@@ -68,3 +68,16 @@ def test_search_results_show_plain_snippets_with_the_match_highlighted(qtbot):
     conversations.set_search_results([SearchHit(7, "Otters", snippet.replace(MARK_START, "").replace(MARK_END, ""))])
     qtbot.wait(10)
     assert highlighted > 20 and _amber_pixels(conversations.list.viewport().grab().toImage()) == 0
+
+
+def test_a_pinned_row_draws_a_pin_icon_not_an_emoji_and_leaves_it_room(qtbot):
+    conversations = narrow_list(qtbot)
+    conversations.set_conversations([ConversationItem(1, LONG_TITLE, 1_700_000_000_000, pinned=True),
+                                     ConversationItem(2, LONG_TITLE, 1_600_000_000_000)])
+    qtbot.wait(10)
+    view = conversations.list
+    assert view.item(0).data(PINNED_ROLE) and "📌" not in view.item(0).text()
+    delegate = view.itemDelegate()
+    pinned = delegate.shown_title(row_option(conversations, 0), view.model().index(0, 0))
+    plain = delegate.shown_title(row_option(conversations, 1), view.model().index(1, 0))
+    assert pinned.endswith("…") and len(pinned) < len(plain)

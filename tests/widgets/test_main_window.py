@@ -73,10 +73,13 @@ def test_opening_the_inspector_keeps_the_sidebar_and_the_chat_usable(qtbot):
     window.resize(1280, 820)
     window.show()
     qtbot.waitExposed(window)
+    window.panes.setMinimumWidth(300)  # as wide as search results make it
+    qtbot.wait(50)  # the layout has taken in that minimum before the drawer opens
     before = window.splitter.sizes()
     window.toggle_inspector()
     side, chat, _panes = window.splitter.sizes()
     assert side >= SIDE_MIN_WIDTH and chat >= CHAT_MIN_WIDTH
+    assert window.inspector.width() >= window.width() - side - CHAT_MIN_WIDTH - 40  # the room the panes gave up
     assert DRAWER_MIN_WIDTH <= window.inspector.width() <= DRAWER_MAX_SHARE * window.width()
     search = window.conversations.search_box
     assert search.width() > search.fontMetrics().horizontalAdvance(search.placeholderText())  # not "Search con…"
