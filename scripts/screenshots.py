@@ -3,9 +3,12 @@ the run inspector, a conversation search, and the preferences, in the light and 
 
 Runs the app against a scripted OpenAI-compatible server and a SearXNG-shaped search server, both on loopback,
 each theme in its own fresh data folder (under ``$TMPDIR/parley-screenshots``, emptied first) holding a few
-earlier conversations, and with an in-memory keyring, so the pictures do not depend on this machine's keyring,
-history or settings. Meant to run under Xvfb (``xvfb-run -a -s "-screen 0 1400x900x24"`` with
-QT_QPA_PLATFORM=xcb); it also works offscreen. Saves PNGs to docs/screenshots/.
+earlier conversations, so the pictures do not depend on this machine's history or settings. ``make
+screenshots`` runs it under Xvfb (``xvfb-run -a -s "-screen 0 1400x900x24"``, QT_QPA_PLATFORM=xcb) inside
+``scripts/with_secret_service.sh``, a private D-Bus session with a fresh gnome-keyring, so the window sees a real
+keyring; without one it falls back to an in-memory keyring and says so. It also works offscreen. Before saving
+anything it checks the state is what a user would see (every conversation once, no warning, no error in the
+chat) and exits 1 naming what is wrong. Saves PNGs to docs/screenshots/, or to the folder given with ``--out``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 WORK = Path(tempfile.gettempdir()) / "parley-screenshots"
 WINDOW_SIZE = (1400, 860)
+SERVER_PORT = 18080  # the scripted server's port, shown in Preferences; any free port if it is taken
 SEARCH = "tools"  # the conversation search shown
 MCP_READY_S = 20.0  # how long the MCP "time" server may take to start before the pictures are taken
 
@@ -107,19 +111,51 @@ def seed_history(data_dir: Path) -> None:
     history.close()
 
 
-def main() -> int:
+def keyring_store():
+    """The real keyring when one works (make screenshots provides a private one), else an in-memory one."""
+    from app.secrets.store import SecretStore
+    from tests.support.memory_keyring import MemoryKeyring
+
+    store = SecretStore()
+    if store.status().usable:
+        return store
+    print("screenshots: no usable keyring (run under scripts/with_secret_service.sh, as `make screenshots` does); "
+          "using an in-memory one", file=sys.stderr)
+    return SecretStore(MemoryKeyring())
+
+
+def unclean(window, session, errors: list[str], finish_reason: str) -> list[str]:
+    """What differs from the state the pictures should show."""
+    problems = [f"the chat shows an error: {error}" for error in errors]
+    if finish_reason != "stop":
+        problems.append(f"the run ended with {finish_reason}")
+    ids = window.conversations.ids_in_order()
+    if len(ids) != len(set(ids)) or len(ids) != len(EARLIER) + 1:
+        problems.append(f"the conversation list holds {ids}, expected {len(EARLIER) + 1} different conversations")
+    if window.banner.isVisible():
+        problems.append(f"a warning is shown: {window.banner.messages()}")
+    if not session.secrets.status(probe=False).usable:
+        problems.append("the keyring is unusable")
+    return problems
+
+
+def main(argv: list[str]) -> int:
+    import argparse
+
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from app.gui import build_window
+    from app.gui import attach_session
     from app.paths import resolve_paths
-    from app.secrets.store import SecretStore
     from app.settings import ProviderSettings, Settings, save_settings
-    from tests.support.memory_keyring import MemoryKeyring
     from tools.mcp import McpServerSettings
+    from widgets.main_window import MainWindow
     from widgets.theme import apply_theme
 
-    out = REPO / "docs" / "screenshots"
+    parser = argparse.ArgumentParser(description="Screenshots of the real window.")
+    parser.add_argument("--out", type=Path, default=REPO / "docs" / "screenshots", help="folder for the PNGs")
+    out = parser.parse_args(argv).out
+    secrets = keyring_store()
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(WORK, ignore_errors=True)
     notes = WORK / "notes"
@@ -131,7 +167,11 @@ def main() -> int:
     def settle(seconds: float = 0.2) -> None:
         loop.run_until_complete(asyncio.sleep(seconds))
 
-    with LoopbackServer(handler=model) as server:
+    try:
+        server = LoopbackServer(handler=model, port=SERVER_PORT).start()
+    except OSError:
+        server = LoopbackServer(handler=model).start()
+    with server:
         for theme in ("light", "dark"):
             data_dir = WORK / f"home-{theme}"
             os.environ["PARLEY_HOME"] = str(data_dir)  # anything that reads the default paths stays in here too
@@ -147,8 +187,13 @@ def main() -> int:
             seed_history(data_dir)
             controller = apply_theme(app, theme)
 
-            async def open_window(home: Path = data_dir):  # MCP servers start on the running loop, as in the app
-                return build_window(str(home), secrets=SecretStore(MemoryKeyring()), discover=False)
+            errors: list[str] = []
+
+            async def open_window(home: Path = data_dir, seen: list[str] = errors):  # MCP starts on the running loop
+                window = MainWindow()
+                shown = window.show_error_in_chat
+                window.show_error_in_chat = lambda message: (seen.append(message), shown(message))
+                return window, attach_session(window, str(home), secrets, discover=False)
 
             window, session = loop.run_until_complete(open_window())
             window.follow_theme(theme)
@@ -160,8 +205,13 @@ def main() -> int:
                 lambda e, d=done: d.set_result(e) if e.type == "done" and not d.done() else None)
             window.composer.set_reasoning_effort("medium")
             session.send("How do sea otters use tools?")
-            loop.run_until_complete(asyncio.wait_for(done, 30))
+            finished = loop.run_until_complete(asyncio.wait_for(done, 30))
             settle(0.3)
+            problems = unclean(window, session, errors, finished.finish_reason)
+            if problems:
+                print(f"screenshots: not saved ({theme}): {'; '.join(problems)}", file=sys.stderr)
+                loop.run_until_complete(session.aclose())
+                return 1
             window.panes.setCurrentWidget(window.search_pane)
             settle()
             window.grab().save(str(out / f"window-{theme}-search.png"))
@@ -208,4 +258,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
