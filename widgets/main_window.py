@@ -144,6 +144,7 @@ class MainWindow(QMainWindow):
         self.inspector = Inspector(self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.inspector)
         self.inspector.hide()
+        self.inspector.visibilityChanged.connect(self._drawer_visibility)
         self._live_answer: list[str] | None = None
         # while the drawer is open: the width set for it, the width before, the splitter's sizes, panes shown
         self._before_drawer: tuple[int, int, list[int], bool] | None = None
@@ -212,9 +213,16 @@ class MainWindow(QMainWindow):
         self.inspector.runs.setFocus()
         self.inspector_shown.emit()
 
+    def _drawer_visibility(self, visible: bool) -> None:
+        if not visible:  # closed by its own button, or floated off as a window
+            self._give_back_drawer_room()
+
     def _open_drawer(self) -> None:
         """Show the inspector with room for it (widgets/drawer_space.py): the window grows if the screen allows,
         else the drawer takes a bounded share and the right panes give way; the sidebar and chat stay usable."""
+        if self.inspector.isFloating():  # a window of its own: nothing here needs to make room
+            self.inspector.show()
+            return
         sizes = self.splitter.sizes()
         screen = self.screen()
         frame = self.frameGeometry().width() - self.width()
@@ -249,6 +257,7 @@ class MainWindow(QMainWindow):
         if self.width() == grown_to and before != grown_to:
             self.resize(before, self.height())
         self.panes.setVisible(panes_shown)
+        self.layout().invalidate()  # the dock may still count as shown when its own close button hid it
         self.layout().activate()
         self.splitter.setSizes(sizes)
 

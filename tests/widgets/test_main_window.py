@@ -86,3 +86,17 @@ def test_opening_the_inspector_keeps_the_sidebar_and_the_chat_usable(qtbot):
     window.toggle_inspector()
     assert not window.inspector.isVisible() and window.panes.isVisible()
     assert window.splitter.sizes() == before
+
+
+def test_closing_the_drawer_by_its_own_button_gives_the_room_back(qtbot):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1280, 820)
+    window.show()
+    qtbot.waitExposed(window)
+    before = window.splitter.sizes()
+    window.toggle_inspector()
+    assert not window.panes.isVisible()  # no room for them at this width
+    window.inspector.close()  # the dock's close button
+    assert not window.inspector.isVisible() and window.panes.isVisible()
+    assert window.splitter.sizes() == before
