@@ -25,7 +25,8 @@ sys.path.insert(0, str(REPO))
 WORK = Path(tempfile.gettempdir()) / "parley-screenshots"
 WINDOW_SIZE = (1400, 860)
 SERVER_PORT = 18080  # the scripted server's port, shown in Preferences; any free port if it is taken
-SEARCH = "tools"  # the conversation search shown
+SEARCH = "tools"
+PYTHON = Path(sys.executable).name  # the conversation search shown
 MCP_READY_S = 20.0  # how long the MCP "time" server may take to start before the pictures are taken
 
 from tests.support.loopback import LoopbackServer, Request, Response  # noqa: E402
@@ -156,6 +157,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "screenshots", help="folder for the PNGs")
     out = parser.parse_args(argv).out
     secrets = keyring_store()
+    # the MCP server's command reads "python -m ...", found first on PATH, not this machine's interpreter path
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(WORK, ignore_errors=True)
     notes = WORK / "notes"
@@ -181,7 +184,7 @@ def main(argv: list[str]) -> int:
             settings.search.backend = "searxng"
             settings.search.base_urls = {"searxng": server.url}
             settings.ui.theme = theme
-            settings.mcp_servers = [McpServerSettings(name="time", command=sys.executable,
+            settings.mcp_servers = [McpServerSettings(name="time", command=PYTHON,
                                                       args=["-m", "mcp_server_time", "--local-timezone", "UTC"])]
             save_settings(settings, resolve_paths(data_dir).settings)
             seed_history(data_dir)
