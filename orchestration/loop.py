@@ -17,6 +17,7 @@ from typing import Any
 from orchestration.engine import (
     ChatAdapter,
     ModelRequest,
+    NamedToolChoice,
     ReasoningChunk,
     ResponseComplete,
     TextChunk,
@@ -150,7 +151,7 @@ class RunLoop:
         forced: FinishReason | None = None
         while True:
             events.iteration += 1
-            choice: ToolChoice = "none" if forced else request.tool_choice
+            choice: ToolChoice = "none" if forced else _released(request.tool_choice, events.iteration)
             response = await self._call_model(request, history, offered, choice, state)
             message = response.message
             calls = message.tool_calls
@@ -283,6 +284,14 @@ class RunLoop:
             self._warn("TOOLS_LIMITED", f"{self.adapter.provider_name} accepts at most {limit} tools per request; "
                        f"sent the {limit} most relevant and left out {len(left_out)}: {', '.join(left_out)}.")
         return chosen
+
+
+def _released(choice: ToolChoice, iteration: int) -> ToolChoice:
+    """A forced choice (a tool name or ``required``) applies to the first model call only, then ``auto``;
+    forcing it again would make the model call tools until the iteration cap and never answer."""
+    if iteration > 1 and (choice == "required" or isinstance(choice, NamedToolChoice)):
+        return "auto"
+    return choice
 
 
 def _choice_name(choice: ToolChoice) -> str:
