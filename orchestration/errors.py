@@ -12,6 +12,8 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
+from orchestration.bounded_json import JSONLimitError, loads_bounded
+
 if TYPE_CHECKING:
     from orchestration.messages import AssistantMessage
 
@@ -158,11 +160,14 @@ def parse_retry_after(value: str | None) -> float | None:
 
 
 def provider_message_from_body(body: str | None) -> tuple[str | None, str | None]:
-    """The provider's own error message and code from a JSON error body, if it has one."""
+    """The provider's own error message and code from a JSON error body, if it has one. Raises
+    ``JSONLimitError`` for a body past the JSON limits."""
     if not body:
         return None, None
     try:
-        obj: Any = json.loads(body)
+        obj: Any = loads_bounded(body, what="the error body")
+    except JSONLimitError:
+        raise
     except ValueError:
         text = body.strip()
         return (text[:300] if text else None), None
@@ -195,8 +200,12 @@ def error_from_response(
         cls, template = ServerError, "{name} had a server error ({status}). Try again later."
     else:
         cls, template = ProviderError, "{name} returned HTTP {status}."
-    detail, provider_code = provider_message_from_body(body)
     message = template.format(name=name, status=status)
+    try:
+        detail, provider_code = provider_message_from_body(body)
+    except JSONLimitError as exc:
+        detail, provider_code = None, None
+        message += f" Its error body could not be read: {exc}"
     if detail:
         message += f" The provider said: {detail}"
     return cls(

@@ -9,13 +9,13 @@ that stops without it is a ``StreamError`` carrying the partial answer, never a 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx
 
 from orchestration.accumulate import ResponseAccumulator
+from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.engine import ModelFinish, ModelRequest, ProviderEvent
 from orchestration.errors import MalformedResponseError, ProviderError, StreamError, stream_error_from_frame
 from orchestration.providers.config import Capabilities, ProviderConfig
@@ -72,7 +72,10 @@ class WireReader:
         if not text or text == "[DONE]":
             return []
         try:
-            obj = json.loads(text)
+            obj = loads_bounded(text, what=f"a stream event from {self.provider_name}"
+                                if event != WHOLE else f"the answer from {self.provider_name}")
+        except JSONLimitError as exc:
+            raise self.malformed(str(exc).rstrip(".")) from None
         except ValueError:
             if last and not self.ended and event != WHOLE:
                 raise self.cut_off() from None
@@ -104,8 +107,8 @@ class WireReader:
         """A body that gave no frames at all: raise what it says when it is a JSON error (Gemini serves those
         with an SSE content type), else leave it to ``end``."""
         try:
-            obj = json.loads(body.decode("utf-8", "replace"))
-        except ValueError:
+            obj = loads_bounded(body, what=f"the answer from {self.provider_name}")
+        except ValueError:  # not JSON, or past a limit: ``end`` reports the body
             return
         if isinstance(obj, list) and obj:
             obj = obj[0]

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 
 from orchestration.accumulate import ResponseAccumulator
+from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.engine import (
     ModelFinish,
     ModelRequest,
@@ -267,7 +268,9 @@ class ChunkReader:
         if not data.strip():
             return []
         try:
-            obj = json.loads(data)
+            obj = loads_bounded(data, what=f"a stream event from {self.provider_name}")
+        except JSONLimitError as exc:
+            raise self.malformed(str(exc).rstrip(".")) from None
         except ValueError:
             raise self.malformed(f"a data line is not JSON ({data[:120]!r})") from None
         if event_name == "error":
@@ -306,7 +309,9 @@ class OpenAIChatAdapter(HTTPChatAdapter):
                     # Some servers ignore "stream": true (or answer an error with 200); read the whole body.
                     body = b"".join([c async for c in self.transport.iter_bytes(response)])
                     try:
-                        obj = json.loads(body)
+                        obj = loads_bounded(body, what=f"the answer from {self.provider_name}")
+                    except JSONLimitError as exc:
+                        raise reader.malformed(str(exc).rstrip(".")) from None
                     except ValueError:
                         raise reader.malformed("the body is neither SSE nor JSON") from None
                     for event in reader.chunk(obj):

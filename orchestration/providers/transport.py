@@ -8,7 +8,6 @@ body, so nothing already shown to the user is ever re-sent.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -16,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.errors import (
     ConnectionFailedError,
     MalformedResponseError,
@@ -155,7 +155,10 @@ class Transport:
             chunks = [c async for c in self.iter_bytes(response)]
         text = b"".join(chunks).decode("utf-8", "replace")
         try:
-            return json.loads(text)
+            return loads_bounded(text, what=f"the answer from {self.name}")
+        except JSONLimitError as exc:
+            raise MalformedResponseError(f"{self.name} sent a malformed answer: {exc}", provider=self.name,
+                                         body=cut_redacted(text, MAX_ERROR_BODY, self._secrets()).text) from None
         except ValueError as exc:
             secrets = self._secrets()
             raise MalformedResponseError(
