@@ -114,6 +114,26 @@ class MalformedResponseError(ProviderError):
     code = "malformed_response"
 
 
+class EmptyResponseError(ProviderError):
+    """A successful status with no content: an empty body, or a stream that ended without a single event."""
+
+    code = "empty_response"
+
+
+EMPTY_QUOTED_CHARS = 200  # characters of what an empty-handed server sent, quoted in the message
+
+
+def empty_response(provider: str, sent: str) -> EmptyResponseError:
+    """The error for a 200 answer with no content; ``sent`` is what the body held (already redacted)."""
+    shown = sent.strip()
+    what = "an empty body" if not shown else repr(shown[:EMPTY_QUOTED_CHARS]) + (
+        " (cut)" if len(shown) > EMPTY_QUOTED_CHARS else "")
+    name = provider or "The provider"
+    return EmptyResponseError(
+        f"{name}: the server answered with no content: {what}. Try again; if it keeps happening, check the base "
+        "URL and the model.", provider=provider, body=sent or None)
+
+
 _SETTINGS = "Preferences > Providers"
 
 _BY_STATUS: dict[int, tuple[type[ProviderError], str]] = {

@@ -22,6 +22,7 @@ from orchestration.errors import (
     ProviderError,
     RequestTimeoutError,
     StreamIdleError,
+    empty_response,
     error_from_response,
 )
 from orchestration.providers.config import ProviderConfig
@@ -54,7 +55,8 @@ class Transport:
         )
         self._sleep = sleep
 
-    def _secrets(self) -> list[str]:
+    def secrets(self) -> list[str]:
+        """The values to hide in anything shown of a body (the API key)."""
         return [self.config.api_key.get_secret_value()] if self.config.api_key is not None else []
 
     @property
@@ -86,7 +88,7 @@ class Transport:
                 request = self._client.build_request(method, self.url(path), headers=self.headers(headers),
                                                      json=payload)
                 if capture is not None:
-                    capture.sent(method, path, payload, self._secrets())
+                    capture.sent(method, path, payload, self.secrets())
                 response = await self._client.send(request, stream=True)
             except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
                 bad_url = ConnectionFailedError(
@@ -123,7 +125,7 @@ class Transport:
                     await response.aclose()
                 # Some providers quote the rejected key in their error text; it must not reach messages or logs,
                 # not even its start where the body is cut.
-                body = cut_redacted(body, MAX_ERROR_BODY, self._secrets()).text
+                body = cut_redacted(body, MAX_ERROR_BODY, self.secrets()).text
                 if capture is not None:
                     capture.body(body.encode("utf-8"))
                 error = error_from_response(self.name, response.status_code, body, dict(response.headers))
@@ -154,13 +156,15 @@ class Transport:
         async with self.stream(method, path, payload) as response:
             chunks = [c async for c in self.iter_bytes(response)]
         text = b"".join(chunks).decode("utf-8", "replace")
+        if not text.strip():
+            raise empty_response(self.name, text)
         try:
             return loads_bounded(text, what=f"the answer from {self.name}")
         except JSONLimitError as exc:
             raise MalformedResponseError(f"{self.name} sent a malformed answer: {exc}", provider=self.name,
-                                         body=cut_redacted(text, MAX_ERROR_BODY, self._secrets()).text) from None
+                                         body=cut_redacted(text, MAX_ERROR_BODY, self.secrets()).text) from None
         except ValueError as exc:
-            secrets = self._secrets()
+            secrets = self.secrets()
             raise MalformedResponseError(
                 f"{self.name} answered with something that is not JSON: "
                 f"{cut_redacted(text, QUOTED_BODY_CHARS, secrets).text!r}", provider=self.name,

@@ -217,3 +217,15 @@ def test_approve_flag_for_file_tools(tmp_path, flag, expected):
         proc = parley(*chat_args(server, "--tools", "read_file", "--approve", flag, "--no-save"), "read my notes")
     assert proc.returncode == 0, proc.stderr
     assert expected in proc.stdout
+
+
+@pytest.mark.parametrize("body", [Response.body(b"", "text/event-stream"), Response.body(b"", "application/json"),
+                                  Response.sse([], done=True)], ids=["empty-sse", "empty-json", "done-only"])
+def test_an_answer_with_no_content_is_an_error_not_a_silent_stop(loopback, body):
+    loopback.always("POST", "/v1/chat/completions", body)
+    proc = parley(*chat_args(loopback, "--json"), "hello")
+    assert proc.returncode == 1, proc.stderr
+    events = [parse_event(line) for line in proc.stdout.splitlines()]
+    error = next(e for e in events if e.type == "error")
+    assert error.code == "empty_response" and "the server answered with no content" in error.message
+    assert events[-1].type == "done" and events[-1].finish_reason == "error"
