@@ -42,6 +42,7 @@ class ProviderError(Exception):
         self.retry_after = retry_after
         self.provider_code = provider_code
         self.partial: AssistantMessage | None = None
+        self.attempts = 1  # requests made before giving up (the transport sets it)
 
     @property
     def user_message(self) -> str:
@@ -76,6 +77,11 @@ class ConflictError(ProviderError):
 
 class PayloadTooLargeError(ProviderError):
     code = "payload_too_large"
+
+
+class TooEarlyError(ProviderError):
+    code = "too_early"
+    retryable = True
 
 
 class RateLimitError(ProviderError):
@@ -150,6 +156,7 @@ _BY_STATUS: dict[int, tuple[type[ProviderError], str]] = {
                                 "attachments."),
     422: (BadRequestError, "{name} could not process the request (422). Check the model name and the request "
                            "settings."),
+    425: (TooEarlyError, "{name} asked for the request to be sent again (425 too early). Try again."),
     429: (RateLimitError, "{name} is rate limiting requests or the quota is used up (429). Wait a moment and try "
                           "again, or check your plan and billing."),
     500: (ServerError, "{name} had an internal error (500). Try again later."),
@@ -158,6 +165,16 @@ _BY_STATUS: dict[int, tuple[type[ProviderError], str]] = {
     504: (ServerError, "{name} took too long to answer (504 gateway timeout). Try again later."),
     529: (OverloadedError, "{name} is overloaded (529). Try again shortly."),
 }
+
+# A server error whose message or code says the request itself is wrong fails the same way every time: not retried.
+_DETERMINISTIC_MARKERS = (
+    "validation", "invalid_request", "invalid request", "invalid argument", "invalid_argument", "invalid value",
+    "invalid parameter", "malformed", "unsupported", "not supported", "context length", "context_length",
+    "maximum context", "context size", "too many tokens", "must be", "is required", "schema", "unknown field",
+    "unrecognized", "bad request",
+)
+# Gateways and overload say nothing about the request, whatever text comes with them.
+_TRANSIENT_STATUSES = (502, 503, 504, 529)
 
 # Gemini answers a bad key with 400 INVALID_ARGUMENT; these markers make it the authentication error it is.
 _KEY_REJECTED_MARKERS = ("API_KEY_INVALID", "API key not valid")
@@ -228,7 +245,7 @@ def error_from_response(
         message += f" Its error body could not be read: {exc}"
     if detail:
         message += f" The provider said: {detail}"
-    return cls(
+    error = cls(
         message,
         provider=provider,
         status=status,
@@ -236,6 +253,19 @@ def error_from_response(
         retry_after=parse_retry_after(headers.get("retry-after")),
         provider_code=provider_code,
     )
+    should_retry = headers.get("x-should-retry", "").strip().lower()  # OpenAI and Anthropic send it
+    if should_retry in ("true", "false"):
+        error.retryable = should_retry == "true"
+    elif (error.retryable and status >= 500 and status not in _TRANSIENT_STATUSES
+          and is_deterministic(detail, provider_code)):
+        error.retryable = False
+    return error
+
+
+def is_deterministic(detail: str | None, code: str | None) -> bool:
+    """True when a server error's own message or code says the request is invalid (it will fail again)."""
+    text = f"{detail or ''} {code or ''}".lower()
+    return any(marker in text for marker in _DETERMINISTIC_MARKERS)
 
 
 # Hints for error frames inside a stream, matched against the provider's error code or type.

@@ -1,8 +1,10 @@
 """HTTP for adapters: one httpx client per provider, error conversion, and retries before the first byte.
 
 Everything that can go wrong on the wire leaves this module as a ``ProviderError`` subclass. A request is
-retried (408, 409, 429, 5xx, 529, connection failures) only while nothing has been read from the response
-body, so nothing already shown to the user is ever re-sent.
+retried only when trying again can succeed (408, 409, 425, 429, 5xx other than a server error that says the
+request is invalid, connection failures; ``x-should-retry`` decides when the server sends it), and only while
+nothing has been read from the response body, so nothing already shown to the user is ever re-sent. The final
+error says how many attempts were made.
 """
 
 from __future__ import annotations
@@ -39,6 +41,15 @@ def backoff_delay(attempt: int, retry_after: float | None, cap: float) -> float:
     if retry_after is not None:
         return min(retry_after, cap)
     return min(cap, 0.5 * (2 ** (attempt - 1)) * (0.8 + 0.4 * random.random()))  # jitter never passes the cap
+
+
+def _with_attempts(error: ProviderError, attempts: int) -> ProviderError:
+    """The final error of a request; when it was tried more than once, its message says how often."""
+    error.attempts = attempts
+    if attempts > 1:
+        error.message += f" Parley gave up after {attempts} attempts."
+        error.args = (error.message,)
+    return error
 
 
 class Transport:
@@ -129,10 +140,9 @@ class Transport:
                 if capture is not None:
                     capture.body(body.encode("utf-8"))
                 error = error_from_response(self.name, response.status_code, body, dict(response.headers))
-            if not error.retryable or attempt >= self.config.max_attempts:
-                raise error
-            if error.retry_after is not None and error.retry_after > self.config.retry_cap:
-                raise error
+            if (not error.retryable or attempt >= self.config.max_attempts
+                    or (error.retry_after is not None and error.retry_after > self.config.retry_cap)):
+                raise _with_attempts(error, attempt)
             await self._sleep(backoff_delay(attempt, error.retry_after, self.config.retry_cap))
 
     async def iter_bytes(self, response: httpx.Response) -> AsyncIterator[bytes]:
