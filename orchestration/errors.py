@@ -116,6 +116,12 @@ class StreamIdleError(StreamError):
     code = "stream_idle"
 
 
+class ModelCallTimeoutError(ProviderError):
+    """One model call ran past ``LoopLimits.model_call_timeout`` (a stream trickling bytes never goes idle)."""
+
+    code = "model_call_timeout"
+
+
 class MalformedResponseError(ProviderError):
     code = "malformed_response"
 
