@@ -21,7 +21,9 @@ from PySide6.QtGui import QDesktopServices, QTextBlockFormat, QTextCharFormat, Q
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from widgets.code_highlighter import CodeHighlighter, warm_up
+from widgets.markdown_document import start_block
 from widgets.markdown_render import StreamingMarkdown, append_markdown
+from widgets.safe_text import SafeDocument
 
 FRAME_MS = 16
 DOCUMENT_MARGIN_PX = 18
@@ -93,6 +95,7 @@ class ChatView(QTextBrowser):
     def __init__(self, parent: QWidget | None = None, *, frame_ms: int = FRAME_MS,
                  open_url: Callable[[QUrl], object] = QDesktopServices.openUrl) -> None:
         super().__init__(parent)
+        self.setDocument(SafeDocument(self))  # loads no resource named by an answer (safe_text)
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.setReadOnly(True)
@@ -306,19 +309,14 @@ class ChatView(QTextBrowser):
             self._region = None
         self._frame.stop()
 
-    def _cursor_at_end(self) -> QTextCursor:
-        cursor = QTextCursor(self.document())
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        if not self.document().isEmpty():
-            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-        return cursor
+    def _cursor_at_end(self, block_format: QTextBlockFormat | None = None) -> QTextCursor:
+        return start_block(self.document(), block_format or QTextBlockFormat(), QTextCharFormat())
 
     def _header(self, who: str) -> None:
-        cursor = self._cursor_at_end()
+        spaced = QTextBlockFormat()
         if not self.document().isEmpty():
-            spaced = QTextBlockFormat()
             spaced.setTopMargin(HEADER_SPACING_PX)
-            cursor.setBlockFormat(spaced)
+        cursor = self._cursor_at_end(spaced)
         cursor.insertHtml(f'<span style="font-weight:600; color:#7a7f87">{html.escape(who)}</span>')
 
     def _markdown(self, text: str) -> None:
@@ -358,9 +356,7 @@ class ChatView(QTextBrowser):
             self._open_url(url)
 
     def loadResource(self, kind: int, url: QUrl) -> Any:
-        if url.scheme() in ("http", "https", "ftp", "file"):
-            return None  # never fetch remote (or local) images named by model output
-        return super().loadResource(kind, url)
+        return None  # the view loads nothing itself; its SafeDocument holds every image it shows
 
     # --- scrolling ----------------------------------------------------------------------------------
     def _at_bottom(self) -> bool:
