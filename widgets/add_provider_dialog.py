@@ -14,13 +14,13 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QLabel,
     QLineEdit,
     QVBoxLayout,
     QWidget,
 )
 
 from orchestration.providers.presets import PRESETS
+from widgets.safe_text import plain_label
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -57,7 +57,7 @@ class AddProviderDialog(QDialog):
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.api_key.setAccessibleName("API key")
         self.api_key.setPlaceholderText("stored in your system keyring; leave empty for local servers")
-        self.problem = QLabel()
+        self.problem = plain_label("")
         self.problem.setObjectName("formProblem")
         self.problem.setWordWrap(True)
         self.problem.hide()

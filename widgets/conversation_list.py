@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from widgets.icons import icon
+from widgets.safe_text import plain_tooltip
 
 SEARCH_DEBOUNCE_MS = 200
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -124,7 +125,7 @@ class ConversationList(QWidget):
             label = f"{'📌 ' if item.pinned else ''}{item.title or 'Untitled'}\n{_when(item.updated_at)}"
             row = QListWidgetItem(label)
             row.setData(ID_ROLE, item.id)
-            row.setToolTip(item.title)
+            row.setToolTip(plain_tooltip(item.title))
             self.list.addItem(row)
             if item.id == selected:
                 self.list.setCurrentItem(row)
@@ -139,7 +140,7 @@ class ConversationList(QWidget):
         for hit in hits:
             row = QListWidgetItem(f"{hit.title or 'Untitled'}\n{hit.snippet}")
             row.setData(ID_ROLE, hit.conversation_id)
-            row.setToolTip(hit.snippet)
+            row.setToolTip(plain_tooltip(hit.snippet))
             self.list.addItem(row)
 
     @property

@@ -193,3 +193,19 @@ def test_arbitrary_markdown_and_html_neither_raise_hang_nor_load(qtbot, canaries
     time.sleep(0.2)
     assert view.document().refused == 0
     assert canary.count == 0
+
+
+def test_outside_text_in_labels_is_shown_literally(qtbot):
+    from PySide6.QtWidgets import QLabel
+
+    from widgets.approval_panel import PendingCall, _CallCard
+    from widgets.form_errors import error_label
+
+    hostile = '<img src="/dev/zero">'
+    card = _CallCard(PendingCall("c1", hostile, {}))
+    qtbot.addWidget(card)
+    title = card.findChildren(QLabel)[0]
+    assert "&lt;img" in title.text() and "<img" not in title.text()
+    label = error_label()
+    label.setText(hostile)
+    assert label.textFormat().name == "PlainText"
