@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QTimer, QUrl, Signal
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
@@ -100,6 +100,9 @@ class ChatView(QTextBrowser):
         self.setOpenExternalLinks(False)
         self.setReadOnly(True)
         self.setAccessibleName("Conversation")
+        # A scroll bar that appears after the first layout narrows the view and makes Qt lay everything out again
+        # (half the time of opening a long answer, bench/render_scale), so it is always there.
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.document().setUndoRedoEnabled(False)
         self.document().setDocumentMargin(DOCUMENT_MARGIN_PX)
         self.anchorClicked.connect(self._on_anchor)
