@@ -17,11 +17,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtGui import (
+    QColor,
+    QDesktopServices,
+    QGuiApplication,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+)
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from widgets.code_highlighter import CodeHighlighter, warm_up
-from widgets.markdown_document import start_block
+from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at, colors_of, start_block
 from widgets.markdown_render import StreamingMarkdown, append_markdown
 from widgets.safe_text import SafeDocument
 
@@ -34,6 +44,8 @@ BOTTOM_SLACK_PX = 8  # within this of the bottom counts as "at the bottom" for a
 CHIP_ARGUMENT_CHARS = 60
 CHIP_RESULT_CHARS = 4_000  # characters of a result shown in an expanded chip
 WARM_UP_DELAY_MS = 50  # syntax lexers are built this long after the view is created, while the app is idle
+
+QUOTE_BAR_PX = 3  # width of the bar drawn left of a quote
 
 STATUS_MARK = {"running": "…", "ok": "✓", "error": "✗", "timeout": "⏱", "denied": "⊘"}
 
@@ -117,12 +129,21 @@ class ChatView(QTextBrowser):
         self._shown_from = 0
         self._streaming = False
         self._stick_to_bottom = True
+        self._click_position: int | None = None  # where the last mouse click landed, for a code block's Copy
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         QTimer.singleShot(WARM_UP_DELAY_MS, warm_up)
 
     def set_dark(self, dark: bool) -> None:
-        """Code colours for a dark or light background."""
+        """Answer and code colours for a dark or light background; shown answers are drawn again in them."""
         self._highlighter.set_dark(dark)
+        colors = DARK if dark else LIGHT
+        if colors_of(self.document()) is not colors:
+            self.document().colors = colors  # type: ignore[attr-defined]
+            if not self._streaming and self._history:
+                bar = self.verticalScrollBar()
+                distance_from_bottom = bar.maximum() - bar.value()
+                self._rebuild()
+                bar.setValue(bar.maximum() - distance_from_bottom)
 
     def set_font_size(self, points: int) -> None:
         """The chat text's size in points (Preferences > Appearance); code and headings scale with it."""
@@ -348,7 +369,24 @@ class ChatView(QTextBrowser):
         if stick:
             self.scroll_to_bottom()
 
+    def copy_code_at(self, position: int) -> bool:
+        """Copy the code of the code block at ``position`` (its Copy link) to the clipboard."""
+        code = code_at(self.document(), position)
+        if code is None:
+            return False
+        QGuiApplication.clipboard().setText(code)
+        return True
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        self._click_position = self.cursorForPosition(event.position().toPoint()).position()
+        super().mouseReleaseEvent(event)  # emits anchorClicked for a link under the mouse
+        self._click_position = None
+
     def _on_anchor(self, url: QUrl) -> None:
+        if url.toString() == COPY_URL:
+            position = self._click_position if self._click_position is not None else self.textCursor().position()
+            self.copy_code_at(position)
+            return
         if url.scheme() == "parley-tool":
             entry = self._chips.get(url.path())
             if entry is not None:
@@ -360,6 +398,39 @@ class ChatView(QTextBrowser):
 
     def loadResource(self, kind: int, url: QUrl) -> Any:
         return None  # the view loads nothing itself; its SafeDocument holds every image it shows
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        self._paint_quote_bars()
+
+    def _paint_quote_bars(self) -> None:
+        """A bar left of each quote level, for the blocks on screen (the document has no left borders)."""
+        viewport = self.viewport()
+        first = self.cursorForPosition(viewport.rect().topLeft()).block()
+        last = self.cursorForPosition(viewport.rect().bottomLeft()).block()
+        if not first.isValid():
+            return
+        layout = self.document().documentLayout()
+        dx, dy = -self.horizontalScrollBar().value(), -self.verticalScrollBar().value()
+        margin = self.document().documentMargin()
+        painter: QPainter | None = None
+        block = first
+        while block.isValid():
+            bars = block.blockFormat().stringProperty(QUOTE_BARS)
+            if bars:
+                if painter is None:
+                    painter = QPainter(viewport)
+                    painter.setPen(Qt.PenStyle.NoPen)
+                    painter.setBrush(QColor(colors_of(self.document()).quote_bar))
+                rect = layout.blockBoundingRect(block)
+                for x in bars.split(","):
+                    painter.drawRect(int(margin + int(x) + dx), int(rect.top() + dy), QUOTE_BAR_PX,
+                                     int(rect.height()) + 1)
+            if block == last:
+                break
+            block = block.next()
+        if painter is not None:
+            painter.end()
 
     # --- scrolling ----------------------------------------------------------------------------------
     def _at_bottom(self) -> bool:

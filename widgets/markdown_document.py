@@ -33,16 +33,20 @@ from PySide6.QtGui import (
     QTextFormat,
     QTextFrame,
     QTextFrameFormat,
+    QTextImageFormat,
     QTextLength,
     QTextTableCellFormat,
     QTextTableFormat,
 )
 
 from widgets.markdown_parser import Token, tokens
+from widgets.math_render import math_image
 
 FREE_BLOCK = QTextFormat.Property.UserProperty.value + 1  # block property: an empty block the next element takes
 CODE_FRAME = QTextFormat.Property.UserProperty.value + 2  # frame property: a code block (its language, may be "")
 CODE_LABEL = QTextFormat.Property.UserProperty.value + 3  # block property: a code block's label line (not code)
+QUOTE_BARS = QTextFormat.Property.UserProperty.value + 4  # block property: "x,x,..." where the view draws quote bars
+MATH_SOURCE = QTextFormat.Property.UserProperty.value + 5  # image property: the LaTeX an image was drawn from
 COPY_URL = "parley-copy:code"  # the Copy link of a code block; the view finds the block from where it was clicked
 
 LIST_INDENT_PX = 24
@@ -62,6 +66,7 @@ HEADING_SIZE = {1: 3, 2: 2, 3: 1, 4: 0, 5: 0, 6: 0}  # Qt's FontSizeAdjustment s
 class AnswerColors:
     """The colours an answer is drawn with; one set per theme."""
 
+    text: str
     code_background: str
     code_border: str
     code_label: str
@@ -73,10 +78,10 @@ class AnswerColors:
     table_header_background: str
 
 
-LIGHT = AnswerColors(code_background="#f6f8fa", code_border="#d0d7de", code_label="#57606a",
+LIGHT = AnswerColors(text="#1f2328", code_background="#f6f8fa", code_border="#d0d7de", code_label="#57606a",
                      inline_code_background="#eff1f3", quote_bar="#d0d7de", link="#0969da", muted="#6e7781",
                      table_border="#d0d7de", table_header_background="#f6f8fa")
-DARK = AnswerColors(code_background="#161b22", code_border="#30363d", code_label="#8b949e",
+DARK = AnswerColors(text="#e6edf3", code_background="#161b22", code_border="#30363d", code_label="#8b949e",
                     inline_code_background="#2d333b", quote_bar="#3d444d", link="#4493f8", muted="#8b949e",
                     table_border="#3d444d", table_header_background="#1c2128")
 
@@ -139,6 +144,8 @@ class _Builder:
         self.containers: list[list[Any]] = []
         self.margin = 0
         self.quote_level = 0
+        self.quote_bars: list[int] = []  # the left margin at which each open quote began
+        self.after_display = False  # display math ended the line: text after it starts a new block
         self.item_open = False  # a list item's block was made and its first paragraph goes into it
         self.heading = 0
         self.in_code = False
@@ -184,7 +191,7 @@ class _Builder:
         return fmt
 
     def block_format(self, kind: str, extra: Any = None, indent: float = 0) -> QTextBlockFormat:
-        key = (kind, extra, self.margin, self.quote_level, indent)
+        key = (kind, extra, self.margin, self.quote_level, indent, self.after_display)
         cached = self._block_cache.get(key)
         if cached is not None:
             return cached
@@ -192,6 +199,7 @@ class _Builder:
         fmt.setLeftMargin(self.margin)
         if self.quote_level:
             fmt.setProperty(QTextFormat.Property.BlockQuoteLevel, self.quote_level)
+            fmt.setProperty(QUOTE_BARS, ",".join(str(x) for x in self.quote_bars[:MAX_NESTING]))
         if kind == "paragraph":
             fmt.setBottomMargin(ITEM_SPACING_PX if self.containers and self.containers[-1][0] == "list"
                                 else PARAGRAPH_SPACING_PX)
@@ -202,13 +210,19 @@ class _Builder:
             fmt.setHeadingLevel(extra)
             fmt.setTopMargin(HEADING_SPACING_PX)
             fmt.setBottomMargin(PARAGRAPH_SPACING_PX // 2)
+        elif kind == "display":
+            fmt.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+            fmt.setTopMargin(PARAGRAPH_SPACING_PX // 2)
+            fmt.setBottomMargin(PARAGRAPH_SPACING_PX // 2)
         elif kind == "code":
             fmt.setLeftMargin(0)
             fmt.clearProperty(QTextFormat.Property.BlockQuoteLevel)
+            fmt.clearProperty(QUOTE_BARS)
             fmt.setProperty(QTextFormat.Property.BlockCodeLanguage, extra)
         elif kind == "label":
             fmt.setLeftMargin(0)
             fmt.clearProperty(QTextFormat.Property.BlockQuoteLevel)
+            fmt.clearProperty(QUOTE_BARS)
             fmt.setProperty(CODE_LABEL, True)
             fmt.setBottomMargin(4)
         elif kind == "rule":
@@ -239,11 +253,45 @@ class _Builder:
         if self.image is not None:
             self.image.append(text)
             return
-        if self.free:  # text outside any block element (raw HTML, or a token after a frame)
+        if self.free or self.after_display:  # text outside any block element, or after display math
+            self.after_display = False
             self.new_block(self.block_format("paragraph"))
         self.cursor.insertText(text, self.char_format(code))
 
+    def math(self, latex: str, display: bool) -> None:
+        size = self.document.defaultFont().pointSizeF() * 4 / 3  # points to pixels at 96 dpi
+        drawn = math_image(latex, round(size * (1.15 if display else 1.0), 1), self.colors.text, display)
+        if drawn is None:
+            self.text(f"$${latex}$$" if display else f"${latex}$", code=True)
+            return
+        url, image = drawn
+        self.document.addResource(QTextDocument.ResourceType.ImageResource.value, url, image)
+        image_format = QTextImageFormat()
+        image_format.setName(url.toString())
+        image_format.setWidth(image.width() / image.devicePixelRatio())
+        image_format.setHeight(image.height() / image.devicePixelRatio())
+        image_format.setProperty(MATH_SOURCE, latex)
+        if self.links:
+            image_format.setAnchor(True)
+            image_format.setAnchorHref(self.links[-1])
+        if display:
+            self.after_display = False
+            if self.free or self.cursor.block().length() > 1:
+                self.free = False
+                self.cursor.insertBlock(self.block_format("display"), QTextCharFormat())
+            else:
+                self.cursor.setBlockFormat(self.block_format("display"))
+            self.cursor.insertImage(image_format)
+            self.after_display = True
+        else:
+            image_format.setVerticalAlignment(QTextCharFormat.VerticalAlignment.AlignMiddle)
+            if self.free or self.after_display:
+                self.text("")
+            self.cursor.insertImage(image_format)
+
     def push_container(self, kind: str, value: Any) -> None:
+        if kind == "quote":
+            self.quote_bars.append(self.margin)
         self.containers.append([kind, value])
         if len(self.containers) <= MAX_NESTING:
             self.margin += QUOTE_INDENT_PX if kind == "quote" else LIST_INDENT_PX
@@ -256,6 +304,7 @@ class _Builder:
             self.margin -= QUOTE_INDENT_PX if kind == "quote" else LIST_INDENT_PX
         if kind == "quote":
             self.quote_level -= 1
+            self.quote_bars.pop()
 
     def start_item(self) -> None:
         lists = [c for c in self.containers if c[0] == "list"]
@@ -398,9 +447,13 @@ class _Builder:
             else:
                 self.text(value.rstrip("\n").replace("\n", "\u2028") if self.html_block else value)
         elif kind == "break":
-            self.text(" " if tag == "soft" else "\u2028")
+            if not self.after_display:  # a line break right after display math is the end of its line
+                self.text(" " if tag == "soft" else "\u2028")
         elif kind == "math":
-            self.text(f"${value}$" if tag == "inline" else f"$${value}$$", code=True)
+            if self.image is not None:
+                self.image.append(value)
+            else:
+                self.math(value, display=tag == "display")
         elif kind == "rule":
             self.new_block(self.block_format("rule"))
             self.item_open = False
@@ -461,6 +514,7 @@ class _Builder:
         if tag in ("Paragraph", "HtmlBlock"):
             self.html_block = False
             self.item_open = False
+            self.after_display = False
         elif tag == "Heading":
             self.heading = 0
         elif tag == "Emphasis":
