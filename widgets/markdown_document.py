@@ -145,6 +145,8 @@ class _Builder:
         self.margin = 0
         self.quote_level = 0
         self.quote_bars: list[int] = []  # the left margin at which each open quote began
+        self.list_depth = 0
+        self.plain = QTextCharFormat()
         self.after_display = False  # display math ended the line: text after it starts a new block
         self.item_open = False  # a list item's block was made and its first paragraph goes into it
         self.heading = 0
@@ -292,6 +294,8 @@ class _Builder:
     def push_container(self, kind: str, value: Any) -> None:
         if kind == "quote":
             self.quote_bars.append(self.margin)
+        else:
+            self.list_depth += 1
         self.containers.append([kind, value])
         if len(self.containers) <= MAX_NESTING:
             self.margin += QUOTE_INDENT_PX if kind == "quote" else LIST_INDENT_PX
@@ -305,12 +309,13 @@ class _Builder:
         if kind == "quote":
             self.quote_level -= 1
             self.quote_bars.pop()
+        else:
+            self.list_depth -= 1
 
     def start_item(self) -> None:
-        lists = [c for c in self.containers if c[0] == "list"]
         current = self.containers[-1]
         if current[1] is None:
-            marker = BULLETS[(len(lists) - 1) % len(BULLETS)] + " "
+            marker = BULLETS[(self.list_depth - 1) % len(BULLETS)] + " "
         else:
             marker = f"{current[1]}. "
             current[1] += 1
@@ -318,7 +323,7 @@ class _Builder:
         if width is None:
             width = self._marker_width[marker] = self.metrics.horizontalAdvance(marker)
         self.new_block(self.block_format("item", None, width))
-        self.cursor.insertText(marker, QTextCharFormat())
+        self.cursor.insertText(marker, self.plain)
         self.item_open = True
 
     def code_block(self, language: str, code: str) -> None:

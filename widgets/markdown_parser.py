@@ -36,26 +36,30 @@ _BARE = {"Rule": ("rule", "", None), "SoftBreak": ("break", "soft", None), "Hard
 
 def tokens(markdown: str) -> Iterator[Token]:
     """The tokens of ``markdown``, in document order."""
+    simple, bare_events = _SIMPLE, _BARE
     for event in pyromark.events(markdown, options=OPTIONS):
         if type(event) is str:
-            bare = _BARE.get(event)
+            bare = bare_events.get(event)
             if bare is not None:
                 yield bare
             continue
-        for kind, value in event.items():
-            if kind == "Start" or kind == "End":
-                if type(value) is str:
-                    yield ("start" if kind == "Start" else "end"), value, None
-                else:
-                    for tag, details in value.items():
-                        yield ("start" if kind == "Start" else "end"), tag, details
-            elif kind in _SIMPLE:
-                yield _SIMPLE[kind], "", value
-            elif kind == "InlineMath":
-                yield "math", "inline", value
-            elif kind == "DisplayMath":
-                yield "math", "display", value
-            elif kind == "TaskListMarker":
-                yield "task", "", value
-            else:  # footnotes, metadata and the like are off; show anything new as its text
-                yield "text", "", value if isinstance(value, str) else ""
+        ((kind, value),) = event.items()
+        if kind == "Text":
+            yield "text", "", value
+        elif kind == "Start" or kind == "End":
+            side = "start" if kind == "Start" else "end"
+            if type(value) is str:
+                yield side, value, None
+            else:
+                ((tag, details),) = value.items()
+                yield side, tag, details
+        elif kind in simple:
+            yield simple[kind], "", value
+        elif kind == "InlineMath":
+            yield "math", "inline", value
+        elif kind == "DisplayMath":
+            yield "math", "display", value
+        elif kind == "TaskListMarker":
+            yield "task", "", value
+        else:  # footnotes, metadata and the like are off; show anything new as its text
+            yield "text", "", value if isinstance(value, str) else ""
