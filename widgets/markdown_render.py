@@ -5,9 +5,11 @@ calls only, never ``setMarkdown``/``setHtml``, in a ``SafeDocument`` that loads 
 block gives the same document as one render of the whole text, so streaming can keep what is finished.
 
 ``StreamingMarkdown`` keeps finished blocks (see ``markdown_blocks``) and re-renders only the unfinished tail,
-at most once per frame when driven by the chat view's frame timer. ``finish`` leaves the region identical to a
-full render of the whole text (tested), falling back to one full render when the splitter saw a construct
-whose rendering depends on distant context.
+at most once per frame when driven by the chat view's frame timer. A tail longer than ``RAW_TAIL_CHARS`` (one
+block that long: a paragraph of thousands of lines, a giant code block) would make every frame slow, so it is
+shown as plain lines, appended as they arrive, and rendered once when its block is finished. ``finish``
+leaves the region identical to a full render of the whole text (tested), falling back to one full render when
+the splitter saw a construct whose rendering depends on distant context.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from PySide6.QtGui import QTextBlockFormat, QTextCharFormat, QTextCursor, QTextD
 from widgets.markdown_blocks import BlockSplitter
 from widgets.markdown_document import append_tokens
 from widgets.safe_text import SafeDocument
+
+RAW_TAIL_CHARS = 16_000  # an unfinished block longer than this streams as plain lines until it is finished
 
 
 def render_markdown(markdown: str) -> QTextDocument:
@@ -76,6 +80,7 @@ class StreamingMarkdown:
         self._splitter = BlockSplitter()
         self._region = mark_end(document)
         self._tail: EndMark | None = None  # the end before the rendered tail, None when none is rendered
+        self._raw_shown: int | None = None  # characters of the tail shown as plain lines; None: tail rendered
         self._pending = ""
         self.finished = False
 
@@ -99,16 +104,43 @@ class StreamingMarkdown:
         edit = QTextCursor(self.document)
         edit.beginEditBlock()
         try:
+            if not blocks and self._raw_shown is not None:
+                self._append_raw(tail)
+                return
             if self._tail is not None:
                 remove_after(self.document, self._tail)
                 self._tail = None
+                self._raw_shown = None
             for block in blocks:
                 append_markdown(self.document, block)
             if tail.strip():
                 self._tail = mark_end(self.document)
-                append_markdown(self.document, tail)
+                if len(tail) > RAW_TAIL_CHARS:
+                    self._raw_shown = 0
+                    self._append_raw(tail)
+                else:
+                    append_markdown(self.document, tail)
         finally:
             edit.endEditBlock()
+
+    def _append_raw(self, tail: str) -> None:
+        """Show the part of ``tail`` not shown yet as plain text, one block per line."""
+        shown = self._raw_shown or 0
+        new = tail[shown:]
+        if not new:
+            return
+        cursor = QTextCursor(self.document)
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        plain_block, plain_char = QTextBlockFormat(), QTextCharFormat()
+        lines = new.split("\n")
+        if shown == 0:
+            cursor.insertBlock(plain_block, plain_char)
+        cursor.insertText(lines[0], plain_char)
+        for line in lines[1:]:
+            cursor.insertBlock(plain_block, plain_char)
+            if line:
+                cursor.insertText(line, plain_char)
+        self._raw_shown = len(tail)
 
     def finish(self) -> None:
         """Render everything that is left; afterwards the region equals a full render of ``text``."""
@@ -116,6 +148,11 @@ class StreamingMarkdown:
             return
         self.flush()
         self.finished = True
+        if self._raw_shown is not None and self._tail is not None:
+            remove_after(self.document, self._tail)
+            self._tail, self._raw_shown = None, None
+            if not self._splitter.needs_full_render:
+                append_markdown(self.document, self._splitter.tail)
         if self._splitter.needs_full_render and self.text.strip():
             remove_after(self.document, self._region)
             append_markdown(self.document, self.text)

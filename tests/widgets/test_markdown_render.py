@@ -109,3 +109,37 @@ def test_splitter_flags_context_dependent_constructs():
         splitter = BlockSplitter()
         splitter.feed(text)
         assert splitter.needs_full_render, text
+
+
+def test_a_huge_unfinished_block_streams_as_plain_lines_and_ends_rendered(qapp):
+    from widgets.markdown_render import RAW_TAIL_CHARS
+
+    text = "".join(">" * (i % 9 + 1) + f" line *{i}*\n" for i in range(RAW_TAIL_CHARS // 8)) + "\nafter\n"
+    document = QTextDocument()
+    region = StreamingMarkdown(document)
+    middle = len(text) - 400
+    region.push(text[:middle])
+    region.flush()
+    assert "> line *" in document.toPlainText()  # shown raw while the block is unfinished
+    for start in range(middle, len(text), 50):
+        region.push(text[start:start + 50])
+        region.flush()
+    region.finish()
+    expected = render_markdown(text)
+    assert expected.toHtml() == document.toHtml(), html_diff(expected, document)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(text=markdown_texts, data=st.data())
+def test_streaming_with_plain_line_tails_still_ends_equal_to_a_full_render(qapp, monkeypatch, text, data):
+    import widgets.markdown_render
+
+    monkeypatch.setattr(widgets.markdown_render, "RAW_TAIL_CHARS", 12)  # most tails go through the plain path
+    cuts = data.draw(st.lists(st.integers(min_value=0, max_value=len(text)), max_size=20))
+    expected = render_markdown(text)
+    actual = stream(text, cuts, render_markdown("**You**") if data.draw(st.booleans()) else None)
+    if actual.toPlainText().startswith("You"):
+        expected = render_markdown("**You**")
+        append_markdown(expected, text)
+    assert expected.toHtml() == actual.toHtml(), html_diff(expected, actual)
