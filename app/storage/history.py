@@ -346,7 +346,7 @@ class History:
         warnings = []
         for seq, event in rows:
             try:
-                stored = json.loads(event)
+                stored = loads_bounded(event, what="a stored warning")
                 warnings.append((str(stored["code"]), str(stored["message"])))
             except (ValueError, TypeError, KeyError) as exc:
                 raise DamagedDatabaseError(self.path, f"run_events row {run_id}/{seq} is not a readable warning "
