@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from orchestration.bounded_json import loads_bounded
+
 __all__ = ["Outcome", "describe", "duplicate_of", "normalized_key", "not_run_limit", "not_run_text"]
 
 STATUS_MARK = {"running": "…", "ok": "✓", "error": "✗", "timeout": "⏱", "denied": "⊘"}
@@ -48,8 +50,9 @@ def not_run_limit(result: str) -> int | None:
 def normalized_key(name: str, arguments: str) -> tuple[str, str]:
     """Calls with equal keys are the same call (arguments compared as JSON, key order ignored)."""
     try:
-        args = json.dumps(json.loads(arguments) if arguments.strip() else {}, sort_keys=True, separators=(",", ":"))
-    except ValueError:
+        value = loads_bounded(arguments, what="tool call arguments") if arguments.strip() else {}
+        args = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    except ValueError:  # not JSON, or past the depth and size limits: compared as written
         args = arguments.strip()
     return name, args
 
