@@ -184,7 +184,8 @@ class ChatSession(QObject):
             self.window.welcome.set_servers([])
         self._update_status()
 
-    def _background(self) -> list[asyncio.Future[Any]]:
+    def background_tasks(self) -> list[asyncio.Future[Any]]:
+        """Discovery, MCP reconnects and imports still running."""
         return [t for t in (self._discovery, self._mcp_reconnect, self._import_task, *self._mcp_server_reconnects)
                 if t is not None and not t.done()]
 
@@ -192,7 +193,7 @@ class ChatSession(QObject):
         """The application is about to quit (called synchronously from ``aboutToQuit``): stop the run and cancel
         background work at once, before Qt can step their tasks outside the running loop."""
         self.controller.stop()
-        for task in self._background():
+        for task in self.background_tasks():
             task.cancel()
 
     async def aclose(self) -> None:
@@ -204,7 +205,7 @@ class ChatSession(QObject):
         except TimeoutError:
             log.warning("the run did not end within %g s of quitting; its answer so far was checkpointed",
                         QUIT_RUN_WAIT_S)
-        await asyncio.gather(*self._background(), return_exceptions=True)
+        await asyncio.gather(*self.background_tasks(), return_exceptions=True)
         await self.mcp.aclose()
 
     def start_discovery(self) -> None:
