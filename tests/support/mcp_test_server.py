@@ -3,7 +3,8 @@
 Run as ``python -m tests.support.mcp_test_server [--start-delay SECONDS]`` for stdio, or add ``--http PORT``
 (0 picks a free port) to serve streamable HTTP on 127.0.0.1; it then prints ``listening on URL`` as its first
 line of output. ``--require-header NAME=VALUE`` makes the HTTP server answer 401 to requests without that
-header. Tools: ``echo``, ``crash`` (the process exits mid-call), ``hang`` (never answers), ``huge`` (a result of
+header. Tools: ``echo``, ``crash`` (the process exits mid-call), ``hang`` (never answers), ``freeze``
+(the whole server stops answering, pings included), ``huge`` (a result of
 N characters), ``picture`` (an image, an embedded text resource and a resource link).
 """
 
@@ -41,6 +42,13 @@ async def crash() -> str:
 async def hang() -> str:
     """Never answer."""
     await asyncio.Event().wait()
+    return "unreachable"
+
+
+@server.tool()
+async def freeze() -> str:
+    """Stop answering anything: the server's event loop is blocked, so pings go unanswered too."""
+    time.sleep(3600)  # noqa: ASYNC251  (blocking the loop is the point)
     return "unreachable"
 
 

@@ -30,7 +30,8 @@ log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 20.0  # start (or reach) a server, initialize and list its tools
 HEARTBEAT_INTERVAL_S = 5.0  # a ping this often notices a server that exited while idle
-PING_TIMEOUT_S = 10.0
+PING_TIMEOUT_S = 10.0  # pings are skipped while a call waits: its call_timeout (settings) applies then
+CALL_TIMEOUT_BACKSTOP_S = 5.0  # past a call's call_timeout, in case the SDK's own clock never started
 MAX_LISTED_TOOLS = 200  # tools taken from one server (across pages)
 STDERR_TAIL_CHARS = 400  # of a failed server's standard error, quoted in its status
 HTTP_CONNECT_TIMEOUT_S = 30.0
@@ -80,6 +81,10 @@ class ServerNotRunning(Exception):
     """A call reached a server that is not connected; the message is for the model and the user."""
 
 
+class CallTimedOut(Exception):
+    """The server did not answer one tool call within its ``call_timeout``; the message names the limit."""
+
+
 class SetupProblem(ConnectionError):
     """A failure that starting the server again will not fix (a secret missing from the keyring, credentials
     the server refuses): the server is marked failed at once instead of being restarted."""
@@ -92,6 +97,7 @@ SETUP_HINT = "fix it in Preferences > MCP servers and press Reconnect"
 class _Live:
     session: ClientSession
     lost: asyncio.Event = field(default_factory=asyncio.Event)
+    calls: int = 0  # tool calls waiting for an answer; their own timeout watches the server meanwhile
 
 
 class ServerConnection:
@@ -267,6 +273,10 @@ class ServerConnection:
                     await live.lost.wait()
             if live.lost.is_set():
                 return "the server closed the connection"
+            if live.calls:
+                # A server busy with a call may not answer pings (a blocking tool stalls a single-threaded
+                # server); the call's own timeout says what happened instead of a misleading "closed".
+                continue
             try:
                 async with asyncio.timeout(PING_TIMEOUT_S):
                     await live.session.send_ping()
@@ -280,18 +290,36 @@ class ServerConnection:
         detail = f" ({self._state}: {self._message})" if self._message else f" ({self._state})"
         return f"MCP server {self.name!r} is not running{detail}."
 
+    def timeout_message(self, tool: str) -> str:
+        limit = self.settings.call_timeout
+        return (f"MCP server {self.name!r} did not answer tool {tool!r} within {limit:g} s (the server's "
+                f"call_timeout); the call was cancelled.")
+
     async def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """The tool's result; ``ServerNotRunning`` when the server is down, ``CallTimedOut`` after
+        ``settings.call_timeout`` without an answer (the server is sent a cancellation)."""
         live = self._live
         if live is None or live.lost.is_set():
             raise ServerNotRunning(self.not_running_message())
+        limit = self.settings.call_timeout
+        live.calls += 1
         try:
-            return await live.session.call_tool(tool, arguments)
+            # The SDK's own timeout sends the server a cancellation; ours is the backstop should a write to a
+            # server that stopped reading block before the SDK's clock starts.
+            async with asyncio.timeout(limit + CALL_TIMEOUT_BACKSTOP_S):
+                return await live.session.call_tool(tool, arguments, read_timeout_seconds=limit)
+        except TimeoutError:
+            raise CallTimedOut(self.timeout_message(tool)) from None
         except MCPError as exc:
+            if exc.error.code == types.REQUEST_TIMEOUT:
+                raise CallTimedOut(self.timeout_message(tool)) from None
             if exc.error.code == types.CONNECTION_CLOSED:
                 live.lost.set()
                 raise ServerNotRunning(f"MCP server {self.name!r} is not running: it closed the connection "
                                        "during the call.") from None
             raise
+        finally:
+            live.calls -= 1
 
 
 async def _list_tools(session: ClientSession) -> list[types.Tool]:

@@ -17,7 +17,7 @@ from orchestration.scripted import ScriptedModel, Step
 from orchestration.tool_turn import ApprovalRequest, Decision
 from tests.support.loopback import LoopbackServer, Response
 from tests.tools.mcp.conftest import FAST_RESTARTS, READY_S, support_server, time_server, until
-from tools.mcp import McpManager, McpServerSettings, probe_server
+from tools.mcp import McpManager, McpServerSettings, connection, probe_server
 from tools.registry import ToolRegistry
 
 
@@ -102,15 +102,41 @@ async def test_crash_mid_call_says_not_running_then_the_server_restarts(manager)
     assert tool_results(events)[0].result == "back"
 
 
-async def test_hanging_tool_times_out_and_the_server_stays_usable(manager):
-    events, _, _ = await run(manager, [
-        Step(calls=[("t__hang", {})]),
-        Step(calls=[("t__echo", {"text": "still here"})]),
-        Step(text="done"),
-    ], ["t__hang", "t__echo"], limits=LoopLimits(tool_timeout=0.5))
+async def test_hanging_tool_times_out_with_the_servers_call_timeout_and_the_server_stays_usable():
+    made = McpManager([support_server("t").model_copy(update={"call_timeout": 0.5})], policy=FAST_RESTARTS)
+    made.start()
+    try:
+        await made.wait_ready(READY_S)
+        events, _, _ = await run(made, [
+            Step(calls=[("t__hang", {})]),
+            Step(calls=[("t__echo", {"text": "still here"})]),
+            Step(text="done"),
+        ], ["t__hang", "t__echo"], limits=LoopLimits(tool_timeout=0.1))  # MCP tools use call_timeout instead
+    finally:
+        await made.aclose()
     hang, echo = tool_results(events)
-    assert hang.status == "timeout"
+    assert (hang.status, hang.result) == ("error", "MCP server 't' did not answer tool 'hang' within 0.5 s (the "
+                                          "server's call_timeout); the call was cancelled.")
     assert echo.status == "ok" and echo.result == "still here"
+
+
+async def test_a_server_that_stops_answering_is_reported_as_a_timeout_not_a_closed_connection(monkeypatch):
+    """The server's event loop is blocked, so pings go unanswered too: the heartbeat used to tear the connection
+    down under the waiting call, which then read "closed the connection"."""
+    monkeypatch.setattr(connection, "HEARTBEAT_INTERVAL_S", 0.2)
+    monkeypatch.setattr(connection, "PING_TIMEOUT_S", 0.3)
+    made = McpManager([support_server("t").model_copy(update={"call_timeout": 3})], policy=FAST_RESTARTS)
+    made.start()
+    try:
+        await made.wait_ready(READY_S)
+        events, _, _ = await run(made, [Step(calls=[("t__freeze", {})]), Step(text="gave up")], ["t__freeze"])
+        [frozen] = tool_results(events)
+        assert frozen.result == ("MCP server 't' did not answer tool 'freeze' within 3 s (the server's call_timeout); "
+                                 "the call was cancelled.")
+        # with no call waiting, the unanswered pings get the server restarted
+        await until(lambda: made.statuses()[0].restarts >= 1)
+    finally:
+        await made.aclose()
 
 
 async def test_stop_cancels_a_hanging_call(manager):
