@@ -46,8 +46,12 @@ async def hang() -> str:
 
 
 @server.tool()
-async def freeze() -> str:
-    """Stop answering anything: the server's event loop is blocked, so pings go unanswered too."""
+async def freeze(marker: str = "") -> str:
+    """Stop answering anything: the server's event loop is blocked, so pings go unanswered too. With MARKER, a
+    file of that name is created once frozen."""
+    if marker:
+        with open(marker, "w") as handle:  # noqa: ASYNC230  (blocking is the point)
+            handle.write(str(os.getpid()))
     time.sleep(3600)  # noqa: ASYNC251  (blocking the loop is the point)
     return "unreachable"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import tempfile
 import time
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from tools.mcp import child_guard
 from tools.mcp.settings import McpServerSettings, secret_entry
 
 log = logging.getLogger(__name__)
@@ -36,6 +38,8 @@ MAX_LISTED_TOOLS = 200  # tools taken from one server (across pages)
 STDERR_TAIL_CHARS = 400  # of a failed server's standard error, quoted in its status
 HTTP_CONNECT_TIMEOUT_S = 30.0
 HTTP_READ_TIMEOUT_S = 300.0  # a server may hold a response stream open while a tool runs
+STOP_GRACE_S = 6.0  # the SDK's own stop: stdin closed, 2 s, SIGTERM, 2 s, SIGKILL; then we kill the group
+KILL_WAIT_S = 2.0  # after that kill, for the connection's task to end before it is abandoned
 
 LAUNCHER_HINTS = {  # what to install when a common MCP launcher is missing
     "uvx": "; uvx comes with uv (https://docs.astral.sh/uv/)",
@@ -118,6 +122,7 @@ class ServerConnection:
         self._task: asyncio.Task[None] | None = None
         self._settled = asyncio.Event()  # the first attempt has connected or failed
         self._http_refusal: httpx2.Response | None = None  # the last HTTP error status the server answered
+        self._pid_file: str | None = None  # where the stdio launcher wrote the server's pid (child_guard)
 
     # --- status -------------------------------------------------------------------------------------
     def status(self) -> ServerStatus:
@@ -142,12 +147,29 @@ class ServerConnection:
         if self.settings.enabled and self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._supervise(), name=f"mcp:{self.name}")
 
+    def server_pid(self) -> int | None:
+        """The stdio server's process id while it may be running (Linux, where child_guard records it)."""
+        return child_guard.read_pid(self._pid_file)
+
+    def kill_now(self) -> None:
+        """SIGKILL the stdio server's process group at once, without the orderly stop (Parley is quitting)."""
+        child_guard.kill_group(self.server_pid())
+
     async def stop(self) -> None:
+        """Close the connection; a server whose transport does not wind down within ``STOP_GRACE_S`` is killed
+        so that stopping (and so quitting) never hangs on it."""
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            done, _ = await asyncio.wait({task}, timeout=STOP_GRACE_S)
+            if not done:
+                log.warning("MCP server %r did not stop within %g s; killing it", self.name, STOP_GRACE_S)
+                self.kill_now()
+                done, _ = await asyncio.wait({task}, timeout=KILL_WAIT_S)
+            if not done:
+                log.warning("MCP server %r: its connection did not end after the kill; abandoned", self.name)
+            elif not task.cancelled() and task.exception() is not None:
+                log.warning("MCP server %r ended with %r", self.name, task.exception())
         self._live = None
         self._set("stopped" if self.settings.enabled else "disabled")
 
@@ -188,6 +210,14 @@ class ServerConnection:
 
     async def _serve_once(self) -> str:
         """Connect, list the tools and serve calls until the server goes away; returns why it ended."""
+        with tempfile.TemporaryDirectory(prefix="parley-mcp-") as scratch:
+            self._pid_file = os.path.join(scratch, "pid")
+            try:
+                return await self._serve_with_log()
+            finally:
+                self._pid_file = None
+
+    async def _serve_with_log(self) -> str:
         with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
             try:
                 async with contextlib.AsyncExitStack() as stack:
@@ -247,7 +277,11 @@ class ServerConnection:
         if s.transport == "stdio":
             assert s.command is not None
             env = {**s.env, **{k: v for k, v in secrets.items() if k in s.secret_env}}
-            params = StdioServerParameters(command=s.command, args=s.args, env=env or None, cwd=s.cwd)
+            command, args = s.command, s.args
+            if child_guard.available() and self._pid_file is not None:
+                command, args = child_guard.guarded(command, args, pid_file=self._pid_file, cwd=s.cwd,
+                                                    path=env.get("PATH", os.environ.get("PATH")))
+            params = StdioServerParameters(command=command, args=args, env=env or None, cwd=s.cwd)
             return stdio_client(params, errlog=errlog)
         assert s.url is not None
         headers = {**s.headers, **{k: v for k, v in secrets.items() if k in s.secret_headers}}
