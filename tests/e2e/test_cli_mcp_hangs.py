@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli_process import REPO, parley_command
+from tests.support.cli_process import REPO, parley_command, run_parley
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.openai_wire import stream_response
 
@@ -182,3 +183,15 @@ def test_the_server_dies_with_a_killed_parley(chat, frozen):
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=EXIT_GUARD_S)
     assert wait_gone(server), "the MCP server outlived a SIGKILL of parley"
+
+
+def test_mcp_list_says_what_a_server_stuck_starting_waits_for():
+    server = [sys.executable, "-m", "tests.support.mcp_test_server", "--start-delay", "60"]
+    added = run_parley("mcp", "add", "slow", "--cwd", str(REPO), "--", *server)
+    assert added.returncode == 0, added.stderr
+    listed = run_parley("mcp", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    [row] = json.loads(listed.stdout)
+    assert row["status"] == "starting"
+    assert re.fullmatch(rf"waiting for its answer to initialize for \d+ s \(command: {re.escape(' '.join(server))}\); "
+                        r"gives up after 20 s", row["message"]), row["message"]

@@ -5,7 +5,7 @@ Run as ``python -m tests.support.mcp_test_server [--start-delay SECONDS]`` for s
 line of output. ``--require-header NAME=VALUE`` makes the HTTP server answer 401 to requests without that
 header. Tools: ``echo``, ``crash`` (the process exits mid-call), ``hang`` (never answers), ``freeze``
 (the whole server stops answering, pings included), ``huge`` (a result of
-N characters), ``picture`` (an image, an embedded text resource and a resource link).
+N characters), ``picture`` (an image, an embedded text resource and a resource link); ``--many-tools N`` adds N more.
 """
 
 from __future__ import annotations
@@ -73,6 +73,13 @@ async def picture() -> list[types.ContentBlock]:
     ]
 
 
+def _extra(number: int) -> Any:
+    async def extra() -> str:
+        return f"extra {number}"
+
+    return extra
+
+
 def requiring_header(app: Any, name: str, value: str) -> Any:
     """Wrap an ASGI app so HTTP requests without ``name: value`` get 401, as a server behind a token would."""
     wanted = (name.lower().encode("latin-1"), value.encode("latin-1"))
@@ -110,7 +117,10 @@ def main() -> None:
     parser.add_argument("--exit-after", type=float, default=None, help="exit this many seconds after starting")
     parser.add_argument("--http", type=int, default=None, metavar="PORT", help="serve streamable HTTP on PORT")
     parser.add_argument("--require-header", default=None, metavar="NAME=VALUE")
+    parser.add_argument("--many-tools", type=int, default=0, metavar="N", help="also offer N tools extra_0 ...")
     args = parser.parse_args()
+    for number in range(args.many_tools):
+        server.add_tool(_extra(number), name=f"extra_{number}", description=f"Extra tool number {number}.")
     time.sleep(args.start_delay)
     if args.exit_after is not None:
         import threading

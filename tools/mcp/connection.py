@@ -35,6 +35,7 @@ HEARTBEAT_INTERVAL_S = 5.0  # a ping this often notices a server that exited whi
 PING_TIMEOUT_S = 10.0  # pings are skipped while a call waits: its call_timeout (settings) applies then
 CALL_TIMEOUT_BACKSTOP_S = 5.0  # past a call's call_timeout, in case the SDK's own clock never started
 MAX_LISTED_TOOLS = 200  # tools taken from one server (across pages)
+MAX_LIST_PAGES = 100  # pages of a tool listing read, to count what a server offers beyond MAX_LISTED_TOOLS
 STDERR_TAIL_CHARS = 400  # of a failed server's standard error, quoted in its status
 HTTP_CONNECT_TIMEOUT_S = 30.0
 HTTP_READ_TIMEOUT_S = 300.0  # a server may hold a response stream open while a tool runs
@@ -123,11 +124,30 @@ class ServerConnection:
         self._settled = asyncio.Event()  # the first attempt has connected or failed
         self._http_refusal: httpx2.Response | None = None  # the last HTTP error status the server answered
         self._pid_file: str | None = None  # where the stdio launcher wrote the server's pid (child_guard)
+        self._waiting_for = "starting"  # what a server in state starting waits for, and since when
+        self._waiting_since = time.monotonic()
 
     # --- status -------------------------------------------------------------------------------------
     def status(self) -> ServerStatus:
-        return ServerStatus(self.name, self.settings.transport, self._state, self._message,
+        message = self._starting_message() if self._state == "starting" else self._message
+        return ServerStatus(self.name, self.settings.transport, self._state, message,
                             tuple(t.name for t in self.tools), self._restarts)
+
+    def target(self) -> str:
+        """The command line (stdio) or URL (http) the user configured."""
+        s = self.settings
+        return f"URL {s.url}" if s.transport == "http" else f"command: {' '.join([s.command or '', *s.args])}"
+
+    def _starting_message(self) -> str:
+        """What a server in ``starting`` waits for, for how long, and what was started: a slow server or one
+        stuck in its start-up says so instead of a bare "starting"."""
+        waited = time.monotonic() - self._waiting_since
+        said = (f"{self._waiting_for} for {waited:.0f} s ({self.target()}); gives up after "
+                f"{self.connect_timeout:g} s")
+        return f"{said}; before: {self._message}" if self._message else said
+
+    def _phase(self, waiting_for: str) -> None:
+        self._waiting_for, self._waiting_since = waiting_for, time.monotonic()
 
     def _set(self, state: ServerState, message: str | None = None) -> None:
         self._state, self._message = state, message
@@ -220,16 +240,23 @@ class ServerConnection:
     async def _serve_with_log(self) -> str:
         with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
             try:
+                self._phase("starting the server" if self.settings.transport == "stdio" else "connecting")
                 async with contextlib.AsyncExitStack() as stack:
                     read, write = await stack.enter_async_context(await self._transport(errlog))
                     session = await stack.enter_async_context(ClientSession(read, write))
                     async with asyncio.timeout(self.connect_timeout):
+                        self._phase("waiting for its answer to initialize")
                         await session.initialize()
-                        self.tools = await _list_tools(session)
+                        self._phase("listing its tools")
+                        listing = await _list_tools(session)
+                    self.tools = listing.tools
+                    dropped = listing.dropped_message(self.name)
+                    if dropped:
+                        log.warning("MCP %s", dropped)
                     live = _Live(session)
                     self._live = live
                     self._http_refusal = None
-                    self._set("running")
+                    self._set("running", dropped)
                     return await self._watch(live)
             except TimeoutError:
                 raise ConnectionError(f"no answer within {self.connect_timeout:g} s"
@@ -356,17 +383,33 @@ class ServerConnection:
             live.calls -= 1
 
 
-async def _list_tools(session: ClientSession) -> list[types.Tool]:
+@dataclass(frozen=True)
+class _Listing:
+    tools: list[types.Tool]
+    offered: int  # tools the server listed (counted over at most MAX_LIST_PAGES pages)
+    more: bool  # it had more pages than were read
+
+    def dropped_message(self, server: str) -> str | None:
+        if self.offered <= len(self.tools) and not self.more:
+            return None
+        offered = f"more than {self.offered:,}" if self.more else f"{self.offered:,}"
+        return (f"server {server!r} offered {offered} tools; {len(self.tools):,} are used (limit "
+                f"MAX_LISTED_TOOLS = {MAX_LISTED_TOOLS:,}, in the order the server listed them)")
+
+
+async def _list_tools(session: ClientSession) -> _Listing:
     tools: list[types.Tool] = []
+    offered = 0
     cursor: str | None = None
-    while len(tools) < MAX_LISTED_TOOLS:
+    for _ in range(MAX_LIST_PAGES):
         params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
         page = await session.list_tools(params=params)
-        tools.extend(page.tools)
+        offered += len(page.tools)
+        tools.extend(page.tools[:max(0, MAX_LISTED_TOOLS - len(tools))])
         cursor = page.next_cursor
         if not cursor:
             break
-    return tools[:MAX_LISTED_TOOLS]
+    return _Listing(tools, offered, more=bool(cursor))
 
 
 @contextlib.asynccontextmanager

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from collections.abc import AsyncIterator
 
@@ -18,6 +19,7 @@ from orchestration.tool_turn import ApprovalRequest, Decision
 from tests.support.loopback import LoopbackServer, Response
 from tests.tools.mcp.conftest import FAST_RESTARTS, READY_S, support_server, time_server, until
 from tools.mcp import McpManager, McpServerSettings, connection, probe_server
+from tools.mcp.content import MAX_RESULT_CHARS
 from tools.registry import ToolRegistry
 
 
@@ -214,3 +216,40 @@ async def test_probe_lists_a_servers_tools_or_says_why_it_failed():
     uvx = await probe_server(McpServerSettings(name="u", command="/nonexistent/bin/uvx", args=["mcp-server-time"]),
                              seconds=READY_S)
     assert uvx.message.startswith("the command was not found (/nonexistent/bin/uvx); uvx comes with uv (https://")
+
+
+async def test_a_result_over_the_size_limit_is_reported_as_too_large(manager):
+    events, _, _ = await run(manager, [Step(calls=[("t__huge", {"size": MAX_RESULT_CHARS + 1})]), Step(text="ok")],
+                             ["t__huge"])
+    [result] = tool_results(events)
+    assert (result.status, result.truncated) == ("error", False)
+    assert result.result.startswith("MCP server 't' returned a result of 1,000,001 characters for tool 'huge'; "
+                                    "results over 1,000,000 characters (MAX_RESULT_CHARS) are refused as too large.")
+
+
+async def test_tools_over_the_limit_are_reported():
+    made = McpManager([support_server("many", "--many-tools", "300")], policy=FAST_RESTARTS)
+    made.start()
+    try:
+        await made.wait_ready(READY_S)
+        [status] = made.statuses()
+    finally:
+        await made.aclose()
+    assert status.state == "running" and len(status.tools) == connection.MAX_LISTED_TOOLS == 200
+    assert status.message == ("server 'many' offered 306 tools; 200 are used (limit MAX_LISTED_TOOLS = 200, in the "
+                              "order the server listed them)")
+
+
+async def test_a_server_stuck_starting_says_what_it_waits_for():
+    slow = support_server("slow", "--start-delay", "60")
+    made = McpManager([slow], policy=FAST_RESTARTS)
+    made.start()
+    try:
+        await made.wait_ready(1.5)
+        [status] = made.statuses()
+    finally:
+        await made.aclose()
+    assert status.state == "starting"
+    command = " ".join([slow.command or "", *slow.args])
+    assert re.fullmatch(rf"waiting for its answer to initialize for \d+ s \(command: {re.escape(command)}\); "
+                        r"gives up after 20 s", status.message or ""), status.message
