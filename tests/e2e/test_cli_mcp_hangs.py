@@ -193,5 +193,6 @@ def test_mcp_list_says_what_a_server_stuck_starting_waits_for():
     assert listed.returncode == 0, listed.stderr
     [row] = json.loads(listed.stdout)
     assert row["status"] == "starting"
-    assert re.fullmatch(rf"waiting for its answer to initialize for \d+ s \(command: {re.escape(' '.join(server))}\); "
+    assert re.fullmatch(r"waiting for its answer to initialize since \d\d:\d\d:\d\d "
+                        rf"\(\d+ s; command: {re.escape(' '.join(server))}\); "
                         r"gives up after 20 s", row["message"]), row["message"]

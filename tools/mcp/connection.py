@@ -139,20 +139,27 @@ class ServerConnection:
         return f"URL {s.url}" if s.transport == "http" else f"command: {' '.join([s.command or '', *s.args])}"
 
     def _starting_message(self) -> str:
-        """What a server in ``starting`` waits for, for how long, and what was started: a slow server or one
-        stuck in its start-up says so instead of a bare "starting"."""
+        """What a server in ``starting`` waits for, since when, what was started and when it gives up: a slow
+        server or one stuck in its start-up says so instead of a bare "starting". The clock time keeps the
+        message true in a window that shows it until the next change."""
         waited = time.monotonic() - self._waiting_since
-        said = (f"{self._waiting_for} for {waited:.0f} s ({self.target()}); gives up after "
+        since = time.strftime("%H:%M:%S", time.localtime(time.time() - waited))
+        said = (f"{self._waiting_for} since {since} ({waited:.0f} s; {self.target()}); gives up after "
                 f"{self.connect_timeout:g} s")
         return f"{said}; before: {self._message}" if self._message else said
 
     def _phase(self, waiting_for: str) -> None:
         self._waiting_for, self._waiting_since = waiting_for, time.monotonic()
+        if self._state == "starting":
+            self._notify()
 
     def _set(self, state: ServerState, message: str | None = None) -> None:
         self._state, self._message = state, message
         if state != "starting":
             self._settled.set()
+        self._notify()
+
+    def _notify(self) -> None:
         if self.on_change is not None:
             try:
                 self.on_change(self)

@@ -251,6 +251,7 @@ async def test_a_server_stuck_starting_says_what_it_waits_for():
         await made.aclose()
     assert status.state == "starting"
     command = " ".join([slow.command or "", *slow.args])
-    assert re.fullmatch(rf"waiting for its answer to initialize for \d+ s \(command: {re.escape(command)}\); "
+    assert re.fullmatch(r"waiting for its answer to initialize since \d\d:\d\d:\d\d "
+                        rf"\(\d+ s; command: {re.escape(command)}\); "
                         r"gives up after 20 s", status.message or ""), status.message
 
