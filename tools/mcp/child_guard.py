@@ -40,7 +40,8 @@ except OSError as exc:
 
 
 def available() -> bool:
-    return sys.platform.startswith("linux") and bool(sys.executable)
+    """Linux, and a Python interpreter to run the launcher with (not a frozen, bundled app)."""
+    return sys.platform.startswith("linux") and bool(sys.executable) and not getattr(sys, "frozen", False)
 
 
 def resolve_command(command: str, cwd: str | None, path: str | None) -> str:
