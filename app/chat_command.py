@@ -19,6 +19,7 @@ from app.chat_target import ChatTarget, resolve_target
 from app.cli_approval import cli_approver, is_interactive
 from app.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from app.cli_context import open_history, paths_from_args, secret_store, settings_from_args
+from app.cli_interrupt import Interrupts
 from app.cli_output import JsonLinesPrinter, TerminalPrinter
 from app.errors import EnvironmentProblem
 from app.provider_args import api_key_from_env, provider_from_args
@@ -26,7 +27,7 @@ from app.secrets import SecretStore
 from app.settings import Settings, save_settings
 from app.storage import History
 from app.storage.run_recorder import CHECKPOINT_INTERVAL_S, RunRecorder
-from app.tool_setup import connected_mcp, tool_registry
+from app.tool_setup import mcp_manager, start_mcp, tool_registry
 from orchestration.engine import ChatAdapter, NamedToolChoice, ToolChoice
 from orchestration.event_redaction import RedactingEmitter
 from orchestration.events import RunEvent
@@ -105,20 +106,21 @@ async def _checkpoints(recorder: RunRecorder) -> None:
         recorder.checkpoint_if_due()
 
 
-async def _run(loop: RunLoop, request: RunRequest, recorder: RunRecorder | None) -> RunResult:
+async def _run(loop: RunLoop, request: RunRequest, recorder: RunRecorder | None,
+               interrupts: Interrupts) -> RunResult:
+    """The run; Ctrl+C (app/cli_interrupt.py) and SIGTERM cancel it, which saves the partial answer."""
     task = asyncio.ensure_future(loop.run(request))
     ticker = asyncio.ensure_future(_checkpoints(recorder)) if recorder is not None else None
     event_loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
-        event_loop.add_signal_handler(signal.SIGINT, task.cancel)
         event_loop.add_signal_handler(signal.SIGTERM, task.cancel)
     try:
-        return await task
+        with interrupts.watching(task):
+            return await task
     finally:
         if ticker is not None:
             ticker.cancel()
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            event_loop.remove_signal_handler(signal.SIGINT)
             event_loop.remove_signal_handler(signal.SIGTERM)
         await loop.adapter.aclose()
 
@@ -144,17 +146,22 @@ def run_chat(args: argparse.Namespace) -> int:
     in the same loop, when the run calls them."""
     settings = settings_from_args(args)
     store = secret_store()
-    with asyncio.Runner() as runner:
-        mcp = runner.run(connected_mcp(settings, store.lookup)) if settings.mcp_servers else None
+    with Interrupts().installed() as interrupts, asyncio.Runner() as runner:
+        mcp = None
+        if settings.mcp_servers:
+            mcp = mcp_manager(settings, store.lookup)
+            interrupts.before_exit(mcp.kill_now)
+            runner.run(start_mcp(mcp))
         try:
-            return _prepare_and_chat(args, runner, settings, store, tool_registry(settings, store.lookup, mcp))
+            registry = tool_registry(settings, store.lookup, mcp)
+            return _prepare_and_chat(args, runner, settings, store, registry, interrupts)
         finally:
             if mcp is not None:
                 runner.run(mcp.aclose())
 
 
 def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, settings: Settings, store: SecretStore,
-                      registry: ToolRegistry) -> int:
+                      registry: ToolRegistry, interrupts: Interrupts) -> int:
     prompt = read_prompt(args)
     target = resolve_target(args, settings, store, env_key=api_key_from_env(args.api_key_env),
                             one_off=lambda: provider_from_args(args))
@@ -183,14 +190,15 @@ def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, settings
             history.close()
         raise
     try:
-        return _chat(args, runner, registry, settings, adapter, request, conversation, secrets)
+        return _chat(args, runner, registry, settings, adapter, request, conversation, secrets, interrupts)
     finally:
         if history is not None:
             history.close()
 
 
 def _chat(args: argparse.Namespace, runner: asyncio.Runner, registry: ToolRegistry, settings: Settings,
-          adapter: ChatAdapter, request: RunRequest, conversation: ChatConversation, secrets: list[str]) -> int:
+          adapter: ChatAdapter, request: RunRequest, conversation: ChatConversation, secrets: list[str],
+          interrupts: Interrupts) -> int:
     recorder = conversation.recorder
     printer = JsonLinesPrinter() if args.json else TerminalPrinter(show_reasoning=not args.no_reasoning)
     limits = settings.limits
@@ -201,7 +209,7 @@ def _chat(args: argparse.Namespace, runner: asyncio.Runner, registry: ToolRegist
     loop = RunLoop(adapter, registry, _fan_out(_redacting(printer, secrets), recorder), limits=limits,
                    approver=approver_for(args, settings))
     try:
-        result = runner.run(_run(loop, request, recorder))
+        result = runner.run(_run(loop, request, recorder, interrupts))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     if recorder is not None and recorder.save_error is not None:
