@@ -22,10 +22,11 @@ from app.cli_context import open_history, paths_from_args, secret_store, setting
 from app.cli_output import JsonLinesPrinter, TerminalPrinter
 from app.errors import EnvironmentProblem
 from app.provider_args import api_key_from_env, provider_from_args
+from app.run_service import checkpoints
 from app.secrets import SecretStore
 from app.settings import Settings, save_settings
 from app.storage import History
-from app.storage.run_recorder import CHECKPOINT_INTERVAL_S, RunRecorder
+from app.storage.run_recorder import RunRecorder
 from app.tool_setup import connected_mcp, tool_registry
 from orchestration.engine import ChatAdapter, NamedToolChoice, ToolChoice
 from orchestration.event_redaction import RedactingEmitter
@@ -98,16 +99,11 @@ def build_request(args: argparse.Namespace, registry: ToolRegistry, selected: li
     )
 
 
-async def _checkpoints(recorder: RunRecorder) -> None:
-    """Save the streaming answer on time even when no new event arrives to trigger it."""
-    while True:
-        await asyncio.sleep(CHECKPOINT_INTERVAL_S / 2)
-        recorder.checkpoint_if_due()
 
 
 async def _run(loop: RunLoop, request: RunRequest, recorder: RunRecorder | None) -> RunResult:
     task = asyncio.ensure_future(loop.run(request))
-    ticker = asyncio.ensure_future(_checkpoints(recorder)) if recorder is not None else None
+    ticker = asyncio.ensure_future(checkpoints(recorder)) if recorder is not None else None
     event_loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
         event_loop.add_signal_handler(signal.SIGINT, task.cancel)
@@ -170,8 +166,9 @@ def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, settings
     history: History | None = None
     try:
         history = None if args.no_save and args.conversation is None else open_history(args)
-        conversation = prepare_conversation(history, args, prompt, provider=target.config.id, model=target.model,
-                                            secrets=secrets)
+        conversation = prepare_conversation(history, args.conversation, prompt, system=args.system,
+                                            regenerate=args.regenerate, save=not args.no_save,
+                                            provider=target.config.id, model=target.model, secrets=secrets)
         request = build_request(args, registry, selected, target, conversation)
         if conversation.recorder is not None:  # the user's message is saved before anything is sent
             ids = conversation.recorder.begin(conversation.prompt, reply_to=conversation.reply_to,
