@@ -12,12 +12,20 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QStandardPaths
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
+from app.conversation_files import (
+    choose_export_file,
+    choose_import_file,
+    documents_folder,
+    suggested_path,
+    write_export,
+)
 from app.errors import EnvironmentProblem
 from app.history_view import chat_messages
 from app.provider_check import draft_config, model_names, trial_reply
@@ -30,6 +38,7 @@ from app.secrets.store import SecretStore
 from app.settings import ProviderSettings, Settings
 from app.settings.store import save_settings
 from app.storage import History, StorageError
+from app.storage.exchange import import_conversation, read_export
 from app.storage.history import title_from_text
 from app.storage.replay import conversation_messages
 from app.storage.run_recorder import RunRecorder
@@ -53,6 +62,7 @@ from widgets.main_window import MainWindow
 from widgets.preferences_dialog import PreferencesDialog
 from widgets.preferences_keys import KeyActions
 from widgets.preferences_mcp import McpHooks
+from widgets.search_snippet import MARK_END, MARK_START
 from widgets.theme import ThemeController
 
 log = logging.getLogger(__name__)
@@ -64,11 +74,15 @@ ExportPathChooser = Callable[[str], str | None]
 
 
 def export_start_path(filename: str) -> str:
-    """Where a save dialog starts: ``filename`` in the user's Documents folder (their home when there is none),
-    never the program's working folder."""
-    folder = (QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
-              or QStandardPaths.writableLocation(QStandardPaths.StandardLocation.HomeLocation))
-    return str(Path(folder) / filename)
+    """Where a save dialog starts: ``filename`` in the user's Documents folder, never the program's working folder."""
+    return str(documents_folder() / filename)
+
+
+def parley_version() -> str:
+    try:
+        return metadata.version("parley")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return ""
 
 
 def choose_export_path(suggested: str) -> str | None:
@@ -140,6 +154,15 @@ class ChatSession(QObject):
         w.inspector.run_selected.connect(self.show_run)
         w.inspector.export_requested.connect(self.export_run)
         w.inspector_shown.connect(self.refresh_runs)
+        self.choose_conversation_file: Callable[[Path, str], str | None] = \
+            lambda suggested, fmt: choose_export_file(self.window, suggested, fmt)
+        self.choose_import_file: Callable[[], str | None] = lambda: choose_import_file(self.window)
+        self._import_task: asyncio.Task[None] | None = None
+        w.menus.export_requested.connect(self.export_conversation)
+        w.menus.import_requested.connect(self.import_file)
+        w.menus.theme_requested.connect(self.set_theme)
+        w.menus.version = parley_version()
+        w.menus.set_theme(settings.ui.theme)
         if storage_problem:
             w.show_error_in_chat(storage_problem)
         self.refresh_providers()
@@ -162,7 +185,7 @@ class ChatSession(QObject):
         self._update_status()
 
     def _background(self) -> list[asyncio.Future[Any]]:
-        return [t for t in (self._discovery, self._mcp_reconnect, *self._mcp_server_reconnects)
+        return [t for t in (self._discovery, self._mcp_reconnect, self._import_task, *self._mcp_server_reconnects)
                 if t is not None and not t.done()]
 
     def quitting(self) -> None:
@@ -296,6 +319,7 @@ class ChatSession(QObject):
         if self.theme is not None and self.theme.mode != settings.ui.theme:
             self.theme.set_mode(settings.ui.theme)
         self.window.chat_view.set_font_size(settings.ui.font_size)
+        self.window.menus.set_theme(settings.ui.theme)
 
     def _rename_provider(self, old: str, new: str) -> None:
         """Move a renamed provider's key to ``provider:<new>``; a failure is reported and the rename still applies
@@ -428,6 +452,7 @@ class ChatSession(QObject):
 
     # --- conversations ------------------------------------------------------------------------------
     def refresh_conversations(self) -> None:
+        self.window.menus.set_conversation_open(self.history is not None and self.conversation_id is not None)
         if self.history is None or self.window.conversations.searching:
             return
         try:
@@ -470,6 +495,7 @@ class ChatSession(QObject):
         self.window.forget_live_answer()
         self.window.chat_view.set_messages(chat_messages(records, visibility_of))
         self._show_stored_warnings(conversation_id)
+        self.window.menus.set_conversation_open(True)
         self.refresh_runs()
         self.window.composer.focus_input()
 
@@ -492,12 +518,17 @@ class ChatSession(QObject):
             self.refresh_conversations()
             return
         try:
-            hits = HistorySearch(self.history).search(text, limit=SEARCH_LIMIT, marks=("", ""))
+            hits = HistorySearch(self.history).search(text, limit=SEARCH_LIMIT, marks=(MARK_START, MARK_END))
         except (StorageError, ValueError) as problem:
             self.window.conversations.set_search_results([SearchHit(0, "Search problem", str(problem))])
             return
+        best: dict[int, Any] = {}  # one row per conversation: its best message match, else its title
+        for hit in hits:
+            if hit.conversation_id not in best or (best[hit.conversation_id].message_id is None
+                                                   and hit.message_id is not None):
+                best[hit.conversation_id] = hit
         self.window.conversations.set_search_results(
-            [SearchHit(h.conversation_id, h.conversation_title, h.snippet) for h in hits])
+            [SearchHit(h.conversation_id, h.conversation_title, h.snippet) for h in best.values()])
 
     def rename(self, conversation_id: int, title: str) -> None:
         self._change(lambda h: h.rename(conversation_id, title))
@@ -521,6 +552,63 @@ class ChatSession(QObject):
         except (StorageError, LookupError) as problem:
             self.window.show_error_in_chat(str(problem))
         self.refresh_conversations()
+
+    # --- File menu: export and import ----------------------------------------------------------------
+    def export_conversation(self, fmt: str) -> None:
+        """Export the open conversation (File > Export conversation) to a file the user picks."""
+        if self.history is None or self.conversation_id is None:
+            self.window.statusBar().showMessage("Open a conversation to export it.", 5000)
+            return
+        try:
+            title = self.history.conversation(self.conversation_id).title
+        except (StorageError, LookupError) as problem:
+            self.window.show_error_in_chat(str(problem))
+            return
+        path = self.choose_conversation_file(suggested_path(title, fmt), fmt)
+        if path is None:
+            return
+        try:
+            write_export(self.history, self.conversation_id, fmt, Path(path))
+        except (EnvironmentProblem, LookupError) as problem:
+            self.window.show_error_in_chat(f"The conversation could not be exported: {problem}.")
+            return
+        self.window.statusBar().showMessage(f"Exported the conversation to {path}.", 5000)
+
+    def import_file(self) -> asyncio.Task[None] | None:
+        """File > Import: read and check the file off the UI thread, add it as a new conversation, open it."""
+        if self.history is None:
+            self.window.show_error_in_chat("Conversations cannot be imported: the history database is not open.")
+            return None
+        path = self.choose_import_file()
+        if path is None:
+            return None
+        self._import_task = asyncio.ensure_future(self._import(Path(path)))
+        return self._import_task
+
+    async def _import(self, path: Path) -> None:
+        try:
+            document = await asyncio.to_thread(read_export, path)
+            if self.history is None:
+                return
+            conversation_id = import_conversation(self.history, document)
+        except EnvironmentProblem as problem:
+            self.window.show_error_in_chat(f"Not imported: {problem}.")
+            return
+        self.refresh_conversations()
+        self.open_conversation(conversation_id)
+        self.window.statusBar().showMessage(
+            f"Imported “{document.conversation.title}” ({len(document.messages)} messages).", 5000)
+
+    def set_theme(self, mode: str) -> None:
+        """View > Theme: applied at once and saved, as Preferences' appearance tab does."""
+        self.settings.ui.theme = mode  # type: ignore[assignment]
+        if self.theme is not None:
+            self.theme.set_mode(mode)
+        self.window.menus.set_theme(mode)
+        try:
+            save_settings(self.settings, self.settings_path)
+        except EnvironmentProblem as problem:
+            self.window.show_error_in_chat(f"{problem} The theme applies to this session only.")
 
     # --- inspector ----------------------------------------------------------------------------------
     def refresh_runs(self) -> None:

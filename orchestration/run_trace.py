@@ -277,8 +277,15 @@ class RunTrace:
     def tool_json(self, tool: ToolCallTrace) -> str:
         return self.pretty({
             "id": tool.id, "name": tool.name, "arguments": _json_or_text(tool.arguments), "status": tool.status,
-            "transitions": [{"status": c.status, "ts": c.ts} for c in tool.changes],
+            "transitions": [self._transition(c) for c in tool.changes],
             "duration_ms": tool.duration_ms, "truncated": tool.truncated, "result": tool.result})
+
+    def _transition(self, change: StatusChange) -> dict[str, Any]:
+        """A status change as milliseconds after the run started and the local clock time, not epoch ms."""
+        clock = datetime.fromtimestamp(change.ts / 1000).strftime("%H:%M:%S.%f")[:-3]
+        if self.started_ts is None:
+            return {"status": change.status, "time": clock}
+        return {"status": change.status, "after_start_ms": change.ts - self.started_ts, "time": clock}
 
     def export(self) -> str:
         """The whole run as one JSON document: the summary, the model calls with their tools, and every event

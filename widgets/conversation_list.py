@@ -24,7 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from widgets.conversation_delegate import DETAIL_ROLE, PIECES_ROLE, PINNED_ROLE, TITLE_ROLE, ConversationDelegate
 from widgets.icons import icon
+from widgets.plain_tooltip import plain_tooltip
+from widgets.search_snippet import snippet_pieces, unmarked
 
 SEARCH_DEBOUNCE_MS = 200
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -42,7 +45,7 @@ class ConversationItem:
 class SearchHit:
     conversation_id: int
     title: str
-    snippet: str
+    snippet: str  # as the search found it: markdown, with the matched words between search_snippet's marks
 
 
 def _when(epoch_ms: int) -> str:
@@ -120,6 +123,9 @@ class ConversationList(QWidget):
         self.search_box.setClearButtonEnabled(True)
         self.list = QListWidget()
         self.list.setAccessibleName("Conversations")
+        self.list.setItemDelegate(ConversationDelegate(self.list))
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu)
         self.list.itemActivated.connect(self._activated)
@@ -148,10 +154,14 @@ class ConversationList(QWidget):
         ordered = sorted(items, key=lambda c: (not c.pinned, -c.updated_at))
         self.list.clear()
         for item in ordered:
-            label = f"{'📌 ' if item.pinned else ''}{item.title or 'Untitled'}\n{_when(item.updated_at)}"
-            row = QListWidgetItem(label)
+            title = item.title or "Untitled"
+            when = _when(item.updated_at)
+            row = QListWidgetItem(f"{'Pinned: ' if item.pinned else ''}{title}\n{when}")
             row.setData(ID_ROLE, item.id)
-            row.setToolTip(item.title)
+            row.setData(TITLE_ROLE, title)
+            row.setData(PINNED_ROLE, item.pinned)
+            row.setData(DETAIL_ROLE, when)
+            row.setToolTip(plain_tooltip(item.title))
             self.list.addItem(row)
             if item.id == selected:
                 self.list.setCurrentItem(row)
@@ -164,9 +174,13 @@ class ConversationList(QWidget):
             empty.setFlags(Qt.ItemFlag.NoItemFlags)
             self.list.addItem(empty)
         for hit in hits:
-            row = QListWidgetItem(f"{hit.title or 'Untitled'}\n{hit.snippet}")
+            pieces = snippet_pieces(hit.snippet)
+            title = hit.title or "Untitled"
+            row = QListWidgetItem(f"{title}\n{unmarked(pieces)}")
             row.setData(ID_ROLE, hit.conversation_id)
-            row.setToolTip(hit.snippet)
+            row.setData(TITLE_ROLE, title)
+            row.setData(PIECES_ROLE, [(piece.text, piece.marked) for piece in pieces])
+            row.setToolTip(plain_tooltip(f"{hit.title}\n{unmarked(pieces)}" if hit.title else unmarked(pieces)))
             self.list.addItem(row)
 
     @property

@@ -1,4 +1,4 @@
-"""Preferences (Ctrl+,): providers, web search, tools and loop limits, MCP servers, appearance.
+"""Preferences (Ctrl+,): providers, web search, tools and loop limits, workspace, MCP servers, appearance.
 
 The dialog edits a copy of the settings and hands back a validated ``Settings`` from ``result_settings()``; it
 never reads or writes the settings file or the network itself. Keys go through the injected ``KeyActions`` as
@@ -39,6 +39,7 @@ from widgets.form_errors import error_label
 from widgets.preferences_keys import KeyActions, KeyRow
 from widgets.preferences_mcp import McpHooks, McpServersTab
 from widgets.preferences_providers import ConnectionTester, ProvidersTab
+from widgets.preferences_workspace import FolderChooser, WorkspaceTab, choose_folder
 
 SEARCH_TITLES = {"": "DuckDuckGo (default, no key)", "tavily": "Tavily", "brave": "Brave Search", "exa": "Exa",
                  "searxng": "SearXNG (self-hosted)"}
@@ -80,7 +81,8 @@ def limit_bounds(name: str) -> tuple[float, float]:
 class PreferencesDialog(QDialog):
     def __init__(self, parent: QWidget | None = None, *, settings: Settings, keys: KeyActions,
                  tools: Sequence[tuple[str, str]] = (), test_connection: ConnectionTester | None = None,
-                 mcp: McpHooks | None = None, tool_defaults: Mapping[str, str] | None = None) -> None:
+                 mcp: McpHooks | None = None, tool_defaults: Mapping[str, str] | None = None,
+                 folder_chooser: FolderChooser = choose_folder) -> None:
         """``tool_defaults``: each tool's own approval policy ("ask" or "allow"), shown with "tool's default"."""
         super().__init__(parent)
         self.setWindowTitle("Preferences")
@@ -104,6 +106,8 @@ class PreferencesDialog(QDialog):
         self.tabs.addTab(self.providers, "Providers")
         self.tabs.addTab(self._search_tab(settings), "Search")
         self.tabs.addTab(self._tools_tab(settings, tools, tool_defaults or {}), "Tools")
+        self.workspace = WorkspaceTab(settings.workspace_folders, settings.tools.approval, chooser=folder_chooser)
+        self.tabs.addTab(self.workspace, "Workspace")
         self.mcp_servers = McpServersTab(settings.mcp_servers, keys, mcp or McpHooks())
         self.tabs.addTab(self.mcp_servers, "MCP servers")
         self.tabs.addTab(self._appearance_tab(settings), "Appearance")
@@ -320,7 +324,9 @@ class PreferencesDialog(QDialog):
                 approval[name] = policy
             else:
                 approval.pop(name, None)
-        data["tools"] = {"enabled": {k: v for k, v in enabled.items() if not v}, "approval": approval}
+        data["tools"] = {"enabled": {k: v for k, v in enabled.items() if not v},
+                         "approval": self.workspace.apply_approval(approval)}
+        data["workspace_folders"] = self.workspace.result_folders()
         data["limits"] = {name: box.value() for name, box in self.limit_fields.items()}
         data["mcp_servers"] = [server.model_dump() for server in self.mcp_servers.result()]
         data["ui"] = {"theme": self.theme.currentData(), "font_size": self.font_size.value()}

@@ -23,6 +23,7 @@ from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.openai_wire import stream_response
 from tests.support.search_wire import searxng_results
+from widgets.conversation_delegate import PIECES_ROLE
 
 
 def otter_model(request: Request) -> Response | None:
@@ -80,6 +81,13 @@ def test_type_send_and_read_back(qtbot, qasync_loop, configured, server):
     assert "Sea otter - Wikipedia" in " ".join(label.text() for label in window.search_pane.findChildren(QLabel))
     assert composer_input.toPlainText() == "" and not window.composer.is_running()
     assert window.conversations.ids_in_order() == [session.conversation_id]
+
+    session.search("shells")  # the answer's markdown is not shown; the matched word is marked
+    hit = next(window.conversations.list.item(i) for i in range(window.conversations.list.count())
+               if "crack" in window.conversations.list.item(i).text())
+    assert "**" not in hit.text() and "They crack shells with stones." in hit.text()
+    assert [text for text, marked in hit.data(PIECES_ROLE) if marked] == ["shells"]
+    session.search("")
 
     qtbot.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)  # the inspector drawer
     assert window.inspector.isVisible() and window.inspector.runs.count() == 1
