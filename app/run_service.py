@@ -161,8 +161,6 @@ class RunService:
         target = self.target(chat)
         if chat.idle_timeout is not None:
             target = replace(target, config=target.config.model_copy(update={"idle_timeout": chat.idle_timeout}))
-        if target.config.kind not in ADAPTER_KINDS:
-            adapter_for(target.config)  # raises UnsupportedKindError, naming the kinds there are
         registry = self.registry_factory(self.settings, self.secrets.lookup)
         if self.mcp is not None:
             add_mcp_tools(registry, self.settings, self.mcp)
@@ -170,7 +168,10 @@ class RunService:
         limits = self.settings.limits
         if chat.max_iterations is not None:
             limits = limits.model_copy(update={"max_iterations": chat.max_iterations})
-        return RunPlan(prompt, chat, target, registry, names, _tool_choice(chat.tool_choice, names), limits)
+        choice = _tool_choice(chat.tool_choice, names)
+        if target.config.kind not in ADAPTER_KINDS:
+            adapter_for(target.config)  # raises UnsupportedKindError, naming the kinds there are
+        return RunPlan(prompt, chat, target, registry, names, choice, limits)
 
     def target(self, chat: ChatSettings) -> ChatTarget:
         """The provider, key and model ``chat`` names (else the settings' default provider)."""
