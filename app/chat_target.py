@@ -60,6 +60,7 @@ def chat_settings(args: argparse.Namespace, settings: Settings, *, env_key: str 
                         one_off=one_off_config, api_key=env_key, idle_timeout=args.idle_timeout, tools=args.tools,
                         tool_choice=args.tool_choice, stream=not args.no_stream,
                         max_output_tokens=args.max_output_tokens, max_iterations=args.max_iterations,
+                        call_timeout=args.call_timeout,
                         system=args.system, save=not args.no_save)
 
 

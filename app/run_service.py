@@ -57,6 +57,7 @@ class ChatSettings:
     stream: bool = True
     max_output_tokens: int | None = None
     max_iterations: int | None = None  # overrides the settings' loop limit
+    call_timeout: float | None = None  # overrides the settings' limit on one model call, in seconds
     system: str | None = None
     save: bool = True
 
@@ -168,6 +169,8 @@ class RunService:
         limits = self.settings.limits
         if chat.max_iterations is not None:
             limits = limits.model_copy(update={"max_iterations": chat.max_iterations})
+        if chat.call_timeout is not None:
+            limits = limits.model_copy(update={"model_call_timeout": chat.call_timeout})
         choice = _tool_choice(chat.tool_choice, names)
         if target.config.kind not in ADAPTER_KINDS:
             adapter_for(target.config)  # raises UnsupportedKindError, naming the kinds there are

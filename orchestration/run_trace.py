@@ -11,11 +11,13 @@ secrets.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from orchestration.bounded_json import loads_bounded
 from orchestration.redaction import redact_body, redact_text
 
 TRACE_FORMAT = "parley-run-trace/1"
@@ -116,8 +118,8 @@ class RunSummary:
 
 def _json_or_text(raw: str) -> Any:
     try:
-        return json.loads(raw) if raw.strip() else {}
-    except ValueError:
+        return loads_bounded(raw, what="the arguments") if raw.strip() else {}
+    except ValueError:  # not JSON or past the limits: shown as the text it is
         return raw
 
 
@@ -257,7 +259,8 @@ class RunTrace:
         if omitted:
             body += f"\n[cut: {omitted} more characters]"
         elif body.startswith("{"):
-            body = json.dumps(json.loads(body), indent=2, ensure_ascii=False)  # the capture wrote it as JSON
+            with contextlib.suppress(ValueError):  # the capture wrote it as JSON; shown as it is otherwise
+                body = json.dumps(loads_bounded(body, what="the request body"), indent=2, ensure_ascii=False)
         return self.redact(f"{head}\n{body}")
 
     def received_text(self, call: ModelCallTrace) -> str | None:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import json_repair
 
+from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.events import (
     EventFactory,
     RunEvent,
@@ -133,7 +134,9 @@ class ToolTurn:
         if not text.strip() or text.strip() == "null":
             return {}
         try:
-            value = json.loads(text)
+            value = loads_bounded(text, what=f"The argument object for {call.name}")
+        except JSONLimitError as exc:  # never repaired: the repair would recurse as deep
+            return f"{exc} Send a JSON object that matches the tool's parameters."
         except ValueError as exc:
             repaired = json_repair.loads(text)
             if isinstance(repaired, dict) and repaired:

@@ -49,6 +49,7 @@ SMALLEST_TIMEOUT = 0.1  # seconds: the spin box's floor for tool_timeout, whose 
 LIMIT_TITLES = {"max_iterations": "Max iterations", "max_tool_only_iterations": "Max tool-only iterations",
                 "max_calls_per_turn": "Tool calls per turn", "turn_output_chars": "Tool output per turn (chars)",
                 "tool_output_chars": "Output per tool result (chars)", "tool_timeout": "Tool timeout (s)",
+                "model_call_timeout": "Model call deadline (s)",
                 "max_parallel_tools": "Parallel tools"}
 
 

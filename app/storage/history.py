@@ -8,7 +8,6 @@ hang off the assistant message that made them. Runs are written by app/storage/r
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable, Iterable
@@ -33,6 +32,7 @@ from app.storage.records import (
 )
 from app.storage.recovery import process_alive
 from app.storage.transactions import write_transaction
+from orchestration.bounded_json import loads_bounded
 from orchestration.redaction import cut_redacted, redact_key_shaped, replace_secrets
 
 R = TypeVar("R")
@@ -332,7 +332,7 @@ class History:
         events = []
         for seq, event in rows:
             try:
-                events.append(json.loads(event))
+                events.append(loads_bounded(event, what="a stored event"))
             except (ValueError, TypeError) as exc:
                 raise DamagedDatabaseError(self.path, f"run_events row {run_id}/{seq} has text in event that is not "
                                                       f"JSON ({exc})") from exc
@@ -346,7 +346,7 @@ class History:
         warnings = []
         for seq, event in rows:
             try:
-                stored = json.loads(event)
+                stored = loads_bounded(event, what="a stored warning")
                 warnings.append((str(stored["code"]), str(stored["message"])))
             except (ValueError, TypeError, KeyError) as exc:
                 raise DamagedDatabaseError(self.path, f"run_events row {run_id}/{seq} is not a readable warning "

@@ -210,3 +210,13 @@ def test_renaming_a_provider_keeps_its_key_where_it_is_until_ok(qtbot, qasync_lo
     result = dialog.result_settings()
     assert ([p.id for p in result.providers], result.default_provider) == (["home"], "home")
     assert list(keyring.entries) == [("parley", "provider:local")]  # the app moves it on OK
+
+
+def test_model_call_deadline_row_sits_with_the_limits(qtbot):
+    dialog = make_dialog(qtbot)
+    box = dialog.limit_fields["model_call_timeout"]
+    assert box.accessibleName() == "Model call deadline (s)"
+    assert box.value() == 600 and box.minimum() > 0 and box.maximum() == 86_400
+    assert "default 600, 0.1–86400" in [label.text() for label in dialog.findChildren(QLabel)]
+    box.setValue(90)
+    assert dialog.result_settings().limits.model_call_timeout == 90
