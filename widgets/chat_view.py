@@ -16,13 +16,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QEvent, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtCore import QEvent, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import (
+    QColor,
+    QDesktopServices,
+    QGuiApplication,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+)
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from orchestration.tool_outcome import describe, normalized_key
 from widgets.code_highlighter import CodeHighlighter, warm_up
+from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at, colors_of, start_block
 from widgets.markdown_render import StreamingMarkdown, append_markdown
+from widgets.safe_text import SafeDocument
 
 FRAME_MS = 16
 DOCUMENT_MARGIN_PX = 18
@@ -34,6 +47,7 @@ CHIP_ARGUMENT_CHARS = 60
 CHIP_RESULT_CHARS = 4_000  # characters of a result shown in an expanded chip
 WARM_UP_DELAY_MS = 50  # syntax lexers are built this long after the view is created, while the app is idle
 
+QUOTE_BAR_PX = 3  # width of the bar drawn left of a quote
 
 
 @dataclass
@@ -94,10 +108,14 @@ class ChatView(QTextBrowser):
     def __init__(self, parent: QWidget | None = None, *, frame_ms: int = FRAME_MS,
                  open_url: Callable[[QUrl], object] = QDesktopServices.openUrl) -> None:
         super().__init__(parent)
+        self.setDocument(SafeDocument(self))  # loads no resource named by an answer (safe_text)
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.setReadOnly(True)
         self.setAccessibleName("Conversation")
+        # A scroll bar that appears after the first layout narrows the view and makes Qt lay everything out again
+        # (half the time of opening a long answer, bench/render_scale), so it is always there.
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.document().setUndoRedoEnabled(False)
         self.document().setDocumentMargin(DOCUMENT_MARGIN_PX)
         self.anchorClicked.connect(self._on_anchor)
@@ -113,12 +131,21 @@ class ChatView(QTextBrowser):
         self._streaming = False
         self._stick_to_bottom = True
         self._font_points: int | None = None
+        self._click_position: int | None = None  # where the last mouse click landed, for a code block's Copy
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         QTimer.singleShot(WARM_UP_DELAY_MS, warm_up)
 
     def set_dark(self, dark: bool) -> None:
-        """Code colours for a dark or light background; links and chips already drawn take the new link colour."""
+        """Answer and code colours for a dark or light background; shown answers are drawn again in them."""
         self._highlighter.set_dark(dark)
+        colors = DARK if dark else LIGHT
+        if colors_of(self.document()) is not colors:
+            self.document().colors = colors  # type: ignore[attr-defined]
+            if not self._streaming and self._history:
+                bar = self.verticalScrollBar()
+                distance_from_bottom = bar.maximum() - bar.value()
+                self._rebuild()
+                bar.setValue(bar.maximum() - distance_from_bottom)
         self.recolour_links()
 
     def recolour_links(self) -> None:
@@ -367,19 +394,14 @@ class ChatView(QTextBrowser):
             self._region = None
         self._frame.stop()
 
-    def _cursor_at_end(self) -> QTextCursor:
-        cursor = QTextCursor(self.document())
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        if not self.document().isEmpty():
-            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-        return cursor
+    def _cursor_at_end(self, block_format: QTextBlockFormat | None = None) -> QTextCursor:
+        return start_block(self.document(), block_format or QTextBlockFormat(), QTextCharFormat())
 
     def _header(self, who: str) -> None:
-        cursor = self._cursor_at_end()
+        spaced = QTextBlockFormat()
         if not self.document().isEmpty():
-            spaced = QTextBlockFormat()
             spaced.setTopMargin(HEADER_SPACING_PX)
-            cursor.setBlockFormat(spaced)
+        cursor = self._cursor_at_end(spaced)
         cursor.insertHtml(f'<span style="font-weight:600; color:#7a7f87">{html.escape(who)}</span>')
 
     def _markdown(self, text: str) -> None:
@@ -419,7 +441,24 @@ class ChatView(QTextBrowser):
         if stick:
             self.scroll_to_bottom()
 
+    def copy_code_at(self, position: int) -> bool:
+        """Copy the code of the code block at ``position`` (its Copy link) to the clipboard."""
+        code = code_at(self.document(), position)
+        if code is None:
+            return False
+        QGuiApplication.clipboard().setText(code)
+        return True
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        self._click_position = self.cursorForPosition(event.position().toPoint()).position()
+        super().mouseReleaseEvent(event)  # emits anchorClicked for a link under the mouse
+        self._click_position = None
+
     def _on_anchor(self, url: QUrl) -> None:
+        if url.toString() == COPY_URL:
+            position = self._click_position if self._click_position is not None else self.textCursor().position()
+            self.copy_code_at(position)
+            return
         if url.scheme() == "parley-tool":
             entry = self._chips.get(url.path())
             if entry is not None:
@@ -430,9 +469,40 @@ class ChatView(QTextBrowser):
             self._open_url(url)
 
     def loadResource(self, kind: int, url: QUrl) -> Any:
-        if url.scheme() in ("http", "https", "ftp", "file"):
-            return None  # never fetch remote (or local) images named by model output
-        return super().loadResource(kind, url)
+        return None  # the view loads nothing itself; its SafeDocument holds every image it shows
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        self._paint_quote_bars()
+
+    def _paint_quote_bars(self) -> None:
+        """A bar left of each quote level, for the blocks on screen (the document has no left borders)."""
+        viewport = self.viewport()
+        first = self.cursorForPosition(viewport.rect().topLeft()).block()
+        last = self.cursorForPosition(viewport.rect().bottomLeft()).block()
+        if not first.isValid():
+            return
+        layout = self.document().documentLayout()
+        dx, dy = -self.horizontalScrollBar().value(), -self.verticalScrollBar().value()
+        margin = self.document().documentMargin()
+        painter: QPainter | None = None
+        block = first
+        while block.isValid():
+            bars = block.blockFormat().stringProperty(QUOTE_BARS)
+            if bars:
+                if painter is None:
+                    painter = QPainter(viewport)
+                    painter.setPen(Qt.PenStyle.NoPen)
+                    painter.setBrush(QColor(colors_of(self.document()).quote_bar))
+                rect = layout.blockBoundingRect(block)
+                for x in bars.split(","):
+                    painter.drawRect(int(margin + int(x) + dx), int(rect.top() + dy), QUOTE_BAR_PX,
+                                     int(rect.height()) + 1)
+            if block == last:
+                break
+            block = block.next()
+        if painter is not None:
+            painter.end()
 
     # --- scrolling ----------------------------------------------------------------------------------
     def _at_bottom(self) -> bool:

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from widgets.conversation_delegate import DETAIL_ROLE, PIECES_ROLE, PINNED_ROLE, TITLE_ROLE, ConversationDelegate
 from widgets.icons import icon
-from widgets.plain_tooltip import plain_tooltip
+from widgets.safe_text import plain_tooltip
 from widgets.search_snippet import snippet_pieces, unmarked
 
 SEARCH_DEBOUNCE_MS = 200

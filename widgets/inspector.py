@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from orchestration.run_trace import ModelCallTrace, RunSummary, RunTrace, ToolCallTrace
 from tools.mcp.connection import ServerStatus
-from widgets.plain_tooltip import plain_tooltip
+from widgets.safe_text import plain_label, plain_tooltip
 
 FRAME_MS = 16
 TIMELINE_COLUMNS = 4  # step, status, time, details
@@ -85,7 +85,7 @@ class Inspector(QDockWidget):
         self.export_button.setAccessibleName("Export the whole run as JSON")
         self.export_button.clicked.connect(self._export)
         self.empty = QLabel("No runs in this conversation yet.")
-        self.mcp_servers = QLabel()
+        self.mcp_servers = plain_label("")
         self.mcp_servers.setWordWrap(True)
         self.mcp_servers.setAccessibleName("MCP server status")
         self.mcp_servers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -273,7 +273,9 @@ class Inspector(QDockWidget):
             self.timeline.setColumnWidth(2, TIME_COLUMN_MAX_WIDTH)
 
     def _warning_item(self, parent: QTreeWidgetItem, warning: Any, origin: int | None) -> None:
-        parent.addChild(QTreeWidgetItem(["Warning", warning.code, _clock(warning.ts, origin), warning.message]))
+        item = QTreeWidgetItem(["Warning", warning.code, _clock(warning.ts, origin), warning.message])
+        item.setToolTip(3, plain_tooltip(warning.message))
+        parent.addChild(item)
 
     def _item_chosen(self, item: QTreeWidgetItem | None, _previous: Any = None) -> None:
         if item is None or self.trace is None:

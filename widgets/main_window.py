@@ -6,7 +6,6 @@ provider to use is the app's job (``app/chat_session.py``), which connects to th
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -30,6 +29,7 @@ from widgets.drawer_space import CHAT_MIN_WIDTH, SIDE_MIN_WIDTH, drawer_space
 from widgets.inspector import Inspector
 from widgets.menu_bar import WindowMenus
 from widgets.reasoning_pane import ReasoningPane
+from widgets.safe_text import plain_label, plain_tooltip
 from widgets.search_results_pane import SearchResultsPane
 from widgets.warning_banner import WarningBanner
 
@@ -147,10 +147,10 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([SIDE_WIDTH, 1280 - SIDE_WIDTH - PANES_WIDTH, PANES_WIDTH])
         self.setCentralWidget(self.splitter)
 
-        self.model_label = QLabel()
-        self.usage_label = QLabel()
-        self.keyring_label = QLabel()
-        self.mcp_label = QLabel()
+        self.model_label = plain_label("")
+        self.usage_label = plain_label("")
+        self.keyring_label = plain_label("")
+        self.mcp_label = plain_label("")
         for label, name in ((self.model_label, "Provider and model"), (self.usage_label, "Token usage"),
                             (self.mcp_label, "MCP servers"), (self.keyring_label, "Keyring status")):
             label.setAccessibleName(name)
@@ -305,7 +305,7 @@ class MainWindow(QMainWindow):
                    mcp_detail: str | None = None) -> None:
         if mcp is not None:
             self.mcp_label.setText(mcp)
-            self.mcp_label.setToolTip(mcp_detail or "")
+            self.mcp_label.setToolTip(plain_tooltip(mcp_detail or ""))
         if model is not None:
             self.model_label.setText(model)
         if keyring is not None:
@@ -316,4 +316,4 @@ class MainWindow(QMainWindow):
 
     def show_error_in_chat(self, message: str) -> None:
         self.show_welcome(False)
-        self.chat_view.add_error(html.unescape(message))
+        self.chat_view.add_error(message)

@@ -40,6 +40,7 @@ from widgets.preferences_keys import KeyActions, KeyRow
 from widgets.preferences_mcp import McpHooks, McpServersTab
 from widgets.preferences_providers import ConnectionTester, ProvidersTab
 from widgets.preferences_workspace import FolderChooser, WorkspaceTab, choose_folder
+from widgets.safe_text import plain_label
 
 SEARCH_TITLES = {"": "DuckDuckGo (default, no key)", "tavily": "Tavily", "brave": "Brave Search", "exa": "Exa",
                  "searxng": "SearXNG (self-hosted)"}
@@ -92,7 +93,7 @@ class PreferencesDialog(QDialog):
         self.original = settings.model_copy(deep=True)
         self.keys = keys
 
-        self.keyring_notice = QLabel()
+        self.keyring_notice = plain_label("")
         self.keyring_notice.setObjectName("paneNotice")
         self.keyring_notice.setWordWrap(True)
         self.keyring_notice.setAccessibleName("Keyring status")

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
@@ -36,6 +35,7 @@ from widgets.form_errors import error_label, with_error
 from widgets.list_form_tab import ListFormTab
 from widgets.preferences_keys import KeyActions, KeyRow
 from widgets.preferences_providers import parse_headers
+from widgets.safe_text import plain_label
 
 StatusListener = Callable[[ServerStatus], None]
 HEADER_NAME_PATTERN = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"  # an HTTP token (RFC 9110)
@@ -198,7 +198,7 @@ class McpServersTab(ListFormTab):
         self.secret_name = QComboBox()
         self.secret_name.setAccessibleName("Secret to set")
         self.secret_key = KeyRow(keys, "Secret value")
-        self.status = QLabel()
+        self.status = plain_label("")
         self.status.setWordWrap(True)
         self.status.setAccessibleName("Server status")
         self.reconnect_button = QPushButton("Reconnect")
@@ -208,7 +208,7 @@ class McpServersTab(ListFormTab):
         self.test_button = QPushButton("Test")
         self.test_button.setAccessibleName("Test the MCP server")
         self.test_button.setEnabled(hooks.probe is not None)
-        self.test_result = QLabel()
+        self.test_result = plain_label("")
         self.test_result.setWordWrap(True)
         self.test_result.setAccessibleName("MCP test result")
         self.errors = {name: error_label() for name in FORM_FIELDS}

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from tools.files import WorkspaceSettings, described_workspace_tools
-from widgets.plain_tooltip import plain_tooltip
+from widgets.safe_text import plain_tooltip
 
 FolderChooser = Callable[[QWidget], str | None]
 FILE_TOOLS = tuple(tool.name for tool in described_workspace_tools(WorkspaceSettings()))

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
+from widgets.safe_text import plain_tooltip
 from widgets.search_results import ResultEntry, SearchResults, is_openable
 
 if TYPE_CHECKING:  # events are told apart by their `type`, so no runtime import is needed
@@ -76,7 +77,7 @@ class ResultCard(QFrame):
         self._snippet.setVisible(bool(entry.snippet))
         openable = is_openable(entry.url)
         self.setCursor(Qt.CursorShape.PointingHandCursor if openable else Qt.CursorShape.ArrowCursor)
-        self.setToolTip(entry.url if openable else f"{entry.url} (not a web page; not opened)")
+        self.setToolTip(plain_tooltip(entry.url if openable else f"{entry.url} (not a web page; not opened)"))
         state = "read by the model" if entry.read else "found"
         self.setAccessibleName(entry.title)
         self.setAccessibleDescription(f"{entry.host or entry.url}, {state}. {entry.snippet}".strip())

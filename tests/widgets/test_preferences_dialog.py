@@ -217,6 +217,6 @@ def test_model_call_deadline_row_sits_with_the_limits(qtbot):
     box = dialog.limit_fields["model_call_timeout"]
     assert box.accessibleName() == "Model call deadline (s)"
     assert box.value() == 600 and box.minimum() > 0 and box.maximum() == 86_400
-    assert "default 600, 0.1–86400" in [label.text() for label in dialog.findChildren(QLabel)]
+    assert "default 600, 0.1–86,400" in [label.text() for label in dialog.findChildren(QLabel)]
     box.setValue(90)
     assert dialog.result_settings().limits.model_call_timeout == 90
