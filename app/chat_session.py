@@ -46,6 +46,7 @@ from app.secrets.names import provider_entry
 from app.secrets.probe import backend_display_name
 from app.secrets.store import SecretStore
 from app.settings import ProviderSettings, Settings
+from app.settings.model import MAX_FONT_SIZE, MAX_SEARCH_RESULTS, MIN_FONT_SIZE, SEARCH_BACKENDS
 from app.settings.store import save_settings
 from app.storage import History, StorageError
 from app.storage.exchange import import_conversation, read_export
@@ -67,6 +68,7 @@ from widgets.main_window import MainWindow
 from widgets.preferences_dialog import PreferencesDialog
 from widgets.preferences_keys import KeyActions
 from widgets.preferences_mcp import McpHooks
+from widgets.preferences_schema import SettingsSchema
 from widgets.search_snippet import MARK_END, MARK_START
 from widgets.theme import ThemeController
 
@@ -94,6 +96,12 @@ def choose_export_path(suggested: str) -> str | None:
     path, _ = QFileDialog.getSaveFileName(None, "Export the run as JSON", export_start_path(suggested),
                                           "JSON (*.json)")
     return path or None
+
+
+# The settings model as the Preferences dialog sees it (widgets never import app).
+SETTINGS_SCHEMA = SettingsSchema(settings_model=Settings, provider_model=ProviderSettings,
+                                 search_backends=SEARCH_BACKENDS, max_search_results=MAX_SEARCH_RESULTS,
+                                 min_font_size=MIN_FONT_SIZE, max_font_size=MAX_FONT_SIZE)
 
 
 def preference_keys(secrets: SecretStore) -> KeyActions:
@@ -293,7 +301,7 @@ class ChatSession(QObject):
         every_tool = tool_registry(Settings(), self._secret_lookup)  # deny policies hide tools from a run
         self.mcp.register_into(every_tool)  # MCP tools listed so far get their policies here too
         tools = [(tool.name, tool.description) for tool in every_tool]
-        dialog = self.preferences_factory(self.window, settings=self.settings,
+        dialog = self.preferences_factory(self.window, settings=self.settings, schema=SETTINGS_SCHEMA,
                                           keys=preference_keys(self.secrets),
                                           tools=tools, test_connection=self.list_provider_models,
                                           mcp=self.mcp_hooks(),

@@ -8,14 +8,10 @@ import asyncio
 import sqlite3
 import time
 
-from app.gui import build_window
 from app.paths import resolve_paths
-from app.secrets.store import SecretStore
-from app.settings import ProviderSettings, Settings, save_settings
 from app.storage.run_recorder import CHECKPOINT_INTERVAL_S
-from tests.support.loopback import LoopbackServer, Response
-from tests.support.memory_keyring import MemoryKeyring
-from tests.support.openai_wire import stream_chunks
+from tests.support.loopback import LoopbackServer
+from tests.support.stalled_window import STREAMED_BEFORE_STALL, open_window_on_a_stalled_stream
 
 GUARD_S = 10.0  # hang guard, not a speed assertion
 SCHEDULING_SLACK_S = 0.5  # the Qt event loop and the disk, on a shared test machine
@@ -29,15 +25,7 @@ def streaming_answers(database) -> list[str]:
 
 def test_a_stalled_answer_is_saved_within_the_interval_of_its_last_token(qtbot, qasync_loop,
                                                                           loopback: LoopbackServer, parley_home):
-    first_pieces = stream_chunks("Otters use stones to crack shells", piece=8)[:3]  # the role, then two pieces
-    loopback.always("POST", "/v1/chat/completions", Response.sse(first_pieces, hang=True))
-    save_settings(Settings(providers=[ProviderSettings(id="local", base_url=loopback.url + "/v1", default_model="m")],
-                           default_provider="local"), resolve_paths().settings)
-
-    async def open_on_the_loop():
-        return build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-
-    window, session = qasync_loop.run_until_complete(open_on_the_loop())
+    window, session = open_window_on_a_stalled_stream(qasync_loop, loopback)
     qtbot.addWidget(window)
     token_times: list[float] = []
     session.controller.event_emitted.connect(
@@ -52,7 +40,7 @@ def test_a_stalled_answer_is_saved_within_the_interval_of_its_last_token(qtbot, 
 
     saved_at = qasync_loop.run_until_complete(until_saved())
     assert session.controller.running, "the stream is still stalled, so the timer wrote it, not the end of the run"
-    assert streaming_answers(resolve_paths().database) == ["Otters use stone"]
+    assert streaming_answers(resolve_paths().database) == [STREAMED_BEFORE_STALL]
     assert saved_at - token_times[-1] <= CHECKPOINT_INTERVAL_S + SCHEDULING_SLACK_S
     qasync_loop.run_until_complete(asyncio.wait_for(session.aclose(), GUARD_S))
     session.history.close()
