@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,13 @@ from orchestration.engine import (
     ToolChoice,
     UsageReport,
 )
-from orchestration.errors import MalformedResponseError, ModelCallTimeoutError, ProviderError, mentions_tools
+from orchestration.errors import (
+    MalformedResponseError,
+    ModelCallTimeoutError,
+    ProviderError,
+    ResponseTooLargeError,
+    mentions_tools,
+)
 from orchestration.events import (
     ContentDelta,
     Done,
@@ -44,7 +51,7 @@ from orchestration.events import (
     ToolCalls,
     Usage,
 )
-from orchestration.limits import LoopLimits
+from orchestration.limits import MAX_ANSWER_CHARS, LoopLimits
 from orchestration.messages import AssistantMessage, Message, ReasoningPart, TextPart
 from orchestration.tool_api import ToolSet, ToolSpec
 from orchestration.tool_selection import select_tools
@@ -91,6 +98,7 @@ class _Partial:
     def __init__(self) -> None:
         self.text: list[str] = []
         self.reasoning: list[str] = []
+        self.chars = 0  # text, reasoning and tool arguments so far, against MAX_ANSWER_CHARS
 
     def message(self) -> AssistantMessage | None:
         parts: list[ReasoningPart | TextPart] = []
@@ -219,20 +227,26 @@ class RunLoop:
         deadline = self.limits.model_call_timeout
         with capture_wire() as wire:
             try:
-                async with asyncio.timeout(deadline) as clock:
-                    async for event in self.adapter.stream(model_request):
+                async with asyncio.timeout(deadline) as clock, aclosing(self.adapter.stream(model_request)) as stream:
+                    async for event in stream:
                         if first_output is None and isinstance(event, TextChunk | ReasoningChunk | ToolCallReady):
                             first_output = time.monotonic()
-                        if isinstance(event, TextChunk):
+                        if isinstance(event, TextChunk | ReasoningChunk):
                             emitted_any = True
-                            state.partial.text.append(event.text)
-                            self._emit(self._events.make(ContentDelta, content=event.text))
-                        elif isinstance(event, ReasoningChunk):
-                            emitted_any = True
-                            state.partial.reasoning.append(event.text)
-                            self._emit(self._events.make(ReasoningDelta, content=event.text))
+                            text = self._within_answer_limit(event.text, state.partial)
+                            if isinstance(event, TextChunk):
+                                state.partial.text.append(text)
+                                self._emit(self._events.make(ContentDelta, content=text))
+                            else:
+                                state.partial.reasoning.append(text)
+                                self._emit(self._events.make(ReasoningDelta, content=text))
+                            if len(text) < len(event.text):
+                                raise self._answer_too_large()
                         elif isinstance(event, ToolCallReady):
                             emitted_any = True
+                            if len(self._within_answer_limit(event.call.arguments, state.partial)) < len(
+                                    event.call.arguments):
+                                raise self._answer_too_large()
                             call = event.call
                             self._emit(self._events.make(ToolCalls, calls=[
                                 ToolCallInfo(id=call.id, name=call.name, arguments=call.arguments)]))
@@ -269,6 +283,20 @@ class RunLoop:
             return await self._call_model(request, history, offered, choice, state)
         raise MalformedResponseError(f"{self.adapter.provider_name}: the answer ended without completing.",
                                      provider=self.adapter.provider_name)
+
+    @staticmethod
+    def _within_answer_limit(text: str, partial: _Partial) -> str:
+        """``text``, cut where the answer so far would pass ``MAX_ANSWER_CHARS``; counts what it lets through."""
+        room = max(0, MAX_ANSWER_CHARS - partial.chars)
+        kept = text[:room]
+        partial.chars += len(kept)
+        return kept
+
+    def _answer_too_large(self) -> ResponseTooLargeError:
+        name = self.adapter.provider_name
+        return ResponseTooLargeError(
+            f"The answer from {name} passed {MAX_ANSWER_CHARS:,} characters, the limit for one answer; reading "
+            "stopped and the answer so far was kept.", provider=name)
 
     def _emit_call_finished(self, response: ResponseComplete, sent: float, first_output: float | None) -> None:
         usage = response.usage
