@@ -81,7 +81,7 @@ class RunResult:
     finish_reason: FinishReason
     new_messages: list[Message]
     iterations: int
-    usage: TokenUsage
+    usage: TokenUsage | None  # None when a model call of the run reported no usage (unknown, not 0)
     error: ProviderError | None = None
 
     @property
@@ -143,7 +143,8 @@ class RunLoop:
                                    retryable=error.retryable))
         self._emit(events.make(Done, finish_reason=state.finish))
         return RunResult(run_id=run_id, finish_reason=state.finish, new_messages=state.new_messages,
-                         iterations=events.iteration, usage=state.usage, error=state.error)
+                         iterations=events.iteration, usage=None if state.usage_unknown else state.usage,
+                         error=state.error)
 
     def _emit(self, event: RunEvent) -> None:
         self._emit_to(event)
@@ -254,7 +255,9 @@ class RunLoop:
                             pass
                         elif isinstance(event, ResponseComplete):
                             state.partial = None
-                            if event.usage is not None:
+                            if event.usage is None:
+                                state.usage_unknown = True
+                            else:
                                 state.add_usage(event.usage)
                                 u = event.usage
                                 self._emit(self._events.make(Usage, input_tokens=u.input_tokens,
@@ -339,7 +342,8 @@ class _RunState:
         self.run_id = run_id
         self.finish: FinishReason = "stop"
         self.new_messages: list[Message] = []
-        self.usage = TokenUsage()
+        self.usage: TokenUsage | None = None
+        self.usage_unknown = False  # a completed model call reported no usage
         self.error: ProviderError | None = None
         self.partial: _Partial | None = None
         self.partial_message: AssistantMessage | None = None
@@ -349,6 +353,8 @@ class _RunState:
         self.format_warned = False
 
     def add_usage(self, usage: TokenUsage) -> None:
+        if self.usage is None:
+            self.usage = TokenUsage()
         self.usage = TokenUsage(
             input_tokens=self.usage.input_tokens + usage.input_tokens,
             output_tokens=self.usage.output_tokens + usage.output_tokens,
