@@ -125,4 +125,3 @@ def test_mcp_server_status_is_shown_above_the_runs(qtbot):
     ]
     inspector.set_mcp_servers([ServerStatus("off", "stdio", "disabled")])
     assert not inspector.mcp_servers.isVisible()
-
