@@ -75,7 +75,11 @@ class WireReader:
         body, looked at only when it gave no frames at all: a JSON error is raised as such, anything
         else as an empty response. A last frame cut off mid-JSON means the stream
         broke off, so it is reported as a cut-off stream, not as malformed."""
-        for event, data in decoder.close():
+        try:
+            frames = decoder.close()
+        except EventTooLarge as exc:
+            raise self.with_partial(event_too_large(self.provider_name, exc.limit)) from None
+        for event, data in frames:
             yield from self.receive(event, data, last=True)
         if not self.frames:
             self.unframed(head)

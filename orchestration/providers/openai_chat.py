@@ -366,6 +366,10 @@ class OpenAIChatAdapter(HTTPChatAdapter):
             for sse in events:
                 for event in reader.sse_event(sse.event, sse.data):
                     yield event
-        for sse in decoder.close():
+        try:
+            last = decoder.close()
+        except EventTooLarge as exc:
+            raise reader.too_large(exc.limit) from None
+        for sse in last:
             for event in reader.sse_event(sse.event, sse.data):
                 yield event

@@ -13,6 +13,7 @@ from orchestration.errors import (
     MalformedResponseError,
     ResponseTooLargeError,
 )
+from orchestration.providers.sse import MAX_EVENT_BYTES
 from tests.support.adapter_runs import collect
 from tests.support.loopback import LoopbackServer, Response
 from tests.support.wire_kinds import KIND_IDS, KINDS, WireKind
@@ -148,3 +149,13 @@ async def test_a_huge_error_body_is_read_only_in_part(loopback: LoopbackServer) 
     outcome = await collect(kind.adapter(loopback), kind.request())
     assert isinstance(outcome.error, BadRequestError)
     assert outcome.error.body is not None and len(outcome.error.body) <= 64_000
+
+
+@pytest.mark.parametrize("kind", [KINDS[0], KINDS[2]], ids=["openai", "anthropic"])
+async def test_an_event_that_passes_the_limit_only_at_the_end_of_the_body(kind: WireKind,
+                                                                          loopback: LoopbackServer) -> None:
+    # exactly the limit while arriving; the cut-off UTF-8 sequence at the end becomes one more character
+    body = b"data: " + b"a" * (MAX_EVENT_BYTES - 6) + b"\xe2\x82"
+    loopback.add("POST", kind.path, Response.body(body, "text/event-stream", chunk_size=1024 * 1024))
+    outcome = await collect(kind.adapter(loopback), kind.request())
+    assert isinstance(outcome.error, ResponseTooLargeError)
