@@ -100,6 +100,9 @@ class ResponseAccumulator:
         self.usage: TokenUsage | None = None
         self.provider_data: dict[str, Any] = {}
         self._started = False
+        # Streamed text is joined once, not re-copied per piece (``part.text += piece`` is quadratic).
+        self._open: TextPart | ReasoningPart | None = None
+        self._pieces: list[str] = []
 
     # --- metadata -----------------------------------------------------------------------------------
     def meta(self, response_id: str | None = None, model: str | None = None) -> list[ProviderEvent]:
@@ -119,17 +122,28 @@ class ResponseAccumulator:
         if not text:
             return []
         last = self.parts[-1] if self.parts else None
-        if isinstance(last, TextPart):
-            last.text += text
-        else:
-            self.parts.append(TextPart(text=text))
+        if not isinstance(last, TextPart):
+            last = TextPart(text="")
+            self.parts.append(last)
+        self._add(last, text)
         return [TextChunk(text=text)]
 
     def reasoning(self, text: str) -> list[ProviderEvent]:
         if not text:
             return []
-        self._reasoning_part().text += text
+        self._add(self._reasoning_part(), text)
         return [ReasoningChunk(text=text)]
+
+    def _add(self, part: TextPart | ReasoningPart, text: str) -> None:
+        if part is not self._open:
+            self._join_pieces()
+            self._open = part
+        self._pieces.append(text)
+
+    def _join_pieces(self) -> None:
+        if self._open is not None and self._pieces:
+            self._open.text += "".join(self._pieces)
+        self._pieces = []
 
     def reasoning_record(self, record: dict[str, Any]) -> None:
         """An opaque reasoning record (signature, encrypted data, detail) to send back with the message."""
@@ -259,6 +273,7 @@ class ResponseAccumulator:
     # --- end ----------------------------------------------------------------------------------------
     def snapshot(self) -> AssistantMessage:
         """The message as far as it has arrived (used to keep partial answers)."""
+        self._join_pieces()
         parts: list[TextPart | ReasoningPart | ToolCallPart] = []
         calls_by_slot = {c.part_index: c for c in self._order}
         for i, part in enumerate(self.parts):

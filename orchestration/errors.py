@@ -122,6 +122,19 @@ class ModelCallTimeoutError(ProviderError):
     code = "model_call_timeout"
 
 
+class ResponseTooLargeError(ProviderError):
+    """One stream event, a whole body or the answer passed its size limit; reading stopped."""
+
+    code = "response_too_large"
+
+
+def event_too_large(provider: str, limit: int) -> ResponseTooLargeError:
+    name = provider or "The provider"
+    return ResponseTooLargeError(
+        f"{name} sent a stream event larger than {limit // (1024 * 1024)} MiB, the limit for one event; reading "
+        "stopped and what arrived before it was kept.", provider=provider)
+
+
 class MalformedResponseError(ProviderError):
     code = "malformed_response"
 

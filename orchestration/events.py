@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from orchestration.bounded_json import loads_bounded
 
-CONTRACT_VERSION = "1.2"
+CONTRACT_VERSION = "1.3"
 
 ToolStatus = Literal["ok", "error", "timeout", "denied"]
 FinishReason = Literal["stop", "length", "tool_limit", "max_iterations", "cancelled", "error"]
@@ -26,7 +26,7 @@ class _Event(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    v: Literal["1.1", "1.2"] = CONTRACT_VERSION  # 1.1 events (stored by earlier versions) still parse
+    v: Literal["1.1", "1.2", "1.3"] = CONTRACT_VERSION  # events stored by earlier versions still parse
     run_id: str
     seq: int = Field(ge=0, description="strictly increasing within a run")
     ts: int = Field(description="epoch milliseconds")
@@ -119,10 +119,11 @@ class ModelCallFinished(_Event):
     native_finish_reason: str | None = None
     first_token_ms: int | None = Field(None, description="from sending to the first text, reasoning or tool call")
     duration_ms: int
-    input_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_tokens: int = 0
-    cached_tokens: int = 0
+    # null (1.3) when the provider reported no usage for this call: unknown, not 0
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    cached_tokens: int | None = None
 
 
 class ModelExchange(_Event):

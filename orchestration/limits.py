@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 MAX_CALL_TIMEOUT = 86_400  # seconds (a day): the longest model_call_timeout that may be set
+MAX_ANSWER_CHARS = 2_000_000  # characters of one model call's answer: text, reasoning and tool arguments together
 
 
 class LoopLimits(BaseModel):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,13 @@ from orchestration.engine import (
     ToolChoice,
     UsageReport,
 )
-from orchestration.errors import MalformedResponseError, ModelCallTimeoutError, ProviderError, mentions_tools
+from orchestration.errors import (
+    MalformedResponseError,
+    ModelCallTimeoutError,
+    ProviderError,
+    ResponseTooLargeError,
+    mentions_tools,
+)
 from orchestration.events import (
     ContentDelta,
     Done,
@@ -44,7 +51,7 @@ from orchestration.events import (
     ToolCalls,
     Usage,
 )
-from orchestration.limits import LoopLimits
+from orchestration.limits import MAX_ANSWER_CHARS, LoopLimits
 from orchestration.messages import AssistantMessage, Message, ReasoningPart, TextPart
 from orchestration.tool_api import ToolSet, ToolSpec
 from orchestration.tool_selection import select_tools
@@ -74,7 +81,7 @@ class RunResult:
     finish_reason: FinishReason
     new_messages: list[Message]
     iterations: int
-    usage: TokenUsage
+    usage: TokenUsage | None  # None when a model call of the run reported no usage (unknown, not 0)
     error: ProviderError | None = None
 
     @property
@@ -91,6 +98,7 @@ class _Partial:
     def __init__(self) -> None:
         self.text: list[str] = []
         self.reasoning: list[str] = []
+        self.chars = 0  # text, reasoning and tool arguments so far, against MAX_ANSWER_CHARS
 
     def message(self) -> AssistantMessage | None:
         parts: list[ReasoningPart | TextPart] = []
@@ -135,7 +143,8 @@ class RunLoop:
                                    retryable=error.retryable))
         self._emit(events.make(Done, finish_reason=state.finish))
         return RunResult(run_id=run_id, finish_reason=state.finish, new_messages=state.new_messages,
-                         iterations=events.iteration, usage=state.usage, error=state.error)
+                         iterations=events.iteration, usage=None if state.usage_unknown else state.usage,
+                         error=state.error)
 
     def _emit(self, event: RunEvent) -> None:
         self._emit_to(event)
@@ -219,20 +228,26 @@ class RunLoop:
         deadline = self.limits.model_call_timeout
         with capture_wire() as wire:
             try:
-                async with asyncio.timeout(deadline) as clock:
-                    async for event in self.adapter.stream(model_request):
+                async with asyncio.timeout(deadline) as clock, aclosing(self.adapter.stream(model_request)) as stream:
+                    async for event in stream:
                         if first_output is None and isinstance(event, TextChunk | ReasoningChunk | ToolCallReady):
                             first_output = time.monotonic()
-                        if isinstance(event, TextChunk):
+                        if isinstance(event, TextChunk | ReasoningChunk):
                             emitted_any = True
-                            state.partial.text.append(event.text)
-                            self._emit(self._events.make(ContentDelta, content=event.text))
-                        elif isinstance(event, ReasoningChunk):
-                            emitted_any = True
-                            state.partial.reasoning.append(event.text)
-                            self._emit(self._events.make(ReasoningDelta, content=event.text))
+                            text = self._within_answer_limit(event.text, state.partial)
+                            if isinstance(event, TextChunk):
+                                state.partial.text.append(text)
+                                self._emit(self._events.make(ContentDelta, content=text))
+                            else:
+                                state.partial.reasoning.append(text)
+                                self._emit(self._events.make(ReasoningDelta, content=text))
+                            if len(text) < len(event.text):
+                                raise self._answer_too_large()
                         elif isinstance(event, ToolCallReady):
                             emitted_any = True
+                            if len(self._within_answer_limit(event.call.arguments, state.partial)) < len(
+                                    event.call.arguments):
+                                raise self._answer_too_large()
                             call = event.call
                             self._emit(self._events.make(ToolCalls, calls=[
                                 ToolCallInfo(id=call.id, name=call.name, arguments=call.arguments)]))
@@ -240,7 +255,9 @@ class RunLoop:
                             pass
                         elif isinstance(event, ResponseComplete):
                             state.partial = None
-                            if event.usage is not None:
+                            if event.usage is None:
+                                state.usage_unknown = True
+                            else:
                                 state.add_usage(event.usage)
                                 u = event.usage
                                 self._emit(self._events.make(Usage, input_tokens=u.input_tokens,
@@ -269,6 +286,20 @@ class RunLoop:
             return await self._call_model(request, history, offered, choice, state)
         raise MalformedResponseError(f"{self.adapter.provider_name}: the answer ended without completing.",
                                      provider=self.adapter.provider_name)
+
+    @staticmethod
+    def _within_answer_limit(text: str, partial: _Partial) -> str:
+        """``text``, cut where the answer so far would pass ``MAX_ANSWER_CHARS``; counts what it lets through."""
+        room = max(0, MAX_ANSWER_CHARS - partial.chars)
+        kept = text[:room]
+        partial.chars += len(kept)
+        return kept
+
+    def _answer_too_large(self) -> ResponseTooLargeError:
+        name = self.adapter.provider_name
+        return ResponseTooLargeError(
+            f"The answer from {name} passed {MAX_ANSWER_CHARS:,} characters, the limit for one answer; reading "
+            "stopped and the answer so far was kept.", provider=name)
 
     def _emit_call_finished(self, response: ResponseComplete, sent: float, first_output: float | None) -> None:
         usage = response.usage
@@ -311,7 +342,8 @@ class _RunState:
         self.run_id = run_id
         self.finish: FinishReason = "stop"
         self.new_messages: list[Message] = []
-        self.usage = TokenUsage()
+        self.usage: TokenUsage | None = None
+        self.usage_unknown = False  # a completed model call reported no usage
         self.error: ProviderError | None = None
         self.partial: _Partial | None = None
         self.partial_message: AssistantMessage | None = None
@@ -321,6 +353,8 @@ class _RunState:
         self.format_warned = False
 
     def add_usage(self, usage: TokenUsage) -> None:
+        if self.usage is None:
+            self.usage = TokenUsage()
         self.usage = TokenUsage(
             input_tokens=self.usage.input_tokens + usage.input_tokens,
             output_tokens=self.usage.output_tokens + usage.output_tokens,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -76,7 +77,7 @@ class ModelCallTrace:
     def response(self) -> dict[str, Any]:
         """The answer as the loop assembled it (not the deltas it streamed in)."""
         finished = self.finished or {}
-        usage = {k: finished.get(k, 0) for k in ("input_tokens", "output_tokens", "reasoning_tokens",
+        usage = {k: finished.get(k) for k in ("input_tokens", "output_tokens", "reasoning_tokens",
                                                   "cached_tokens")}
         return {
             "outcome": self.outcome,
@@ -101,19 +102,32 @@ class RunSummary:
     ended_ms: int | None
     iterations: int
     finish_reason: str | None
-    input_tokens: int
-    output_tokens: int
+    input_tokens: int | None  # None: unknown (a call reported no usage)
+    output_tokens: int | None
     error: str | None = None
 
     def label(self) -> str:
         start = datetime.fromtimestamp(self.started_ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
         duration = "running" if self.ended_ms is None else f"{(self.ended_ms - self.started_ms) / 1000:.1f} s"
         calls = f"{self.iterations} call{'s' if self.iterations != 1 else ''}"
-        tokens = f"{self.input_tokens:,} in · {self.output_tokens:,} out"
+        tokens = f"{count_text(self.input_tokens)} in · {count_text(self.output_tokens)} out"
         parts = [start, duration, calls, self.finish_reason or "…", tokens]
         if self.error:
             parts.append(f"error: {self.error}")
         return " · ".join(parts)
+
+
+def count_text(count: int | None) -> str:
+    """A token count as shown: "unknown" when the provider did not report it."""
+    return "unknown" if count is None else f"{count:,}"
+
+
+def total(counts: Iterable[int | None]) -> int | None:
+    """The sum of per-call counts; None (unknown) when any is unknown or there are none."""
+    values = list(counts)
+    if not values or any(v is None for v in values):
+        return None
+    return sum(v for v in values if v is not None)
 
 
 def _json_or_text(raw: str) -> Any:
@@ -230,8 +244,8 @@ class RunTrace:
         return RunSummary(
             run_id=self.run_id or "", started_ms=self.started_ts or 0, ended_ms=self.ended_ts,
             iterations=len({c.iteration for c in self.calls}), finish_reason=self.finish_reason,
-            input_tokens=sum(f.get("input_tokens", 0) for f in finished),
-            output_tokens=sum(f.get("output_tokens", 0) for f in finished), error=error)
+            input_tokens=total(f.get("input_tokens") for f in finished),
+            output_tokens=total(f.get("output_tokens") for f in finished), error=error)
 
     def redact(self, text: str) -> str:
         return redact_text(text, self.secrets)

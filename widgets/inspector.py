@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from orchestration.run_trace import ModelCallTrace, RunSummary, RunTrace, ToolCallTrace
+from orchestration.run_trace import ModelCallTrace, RunSummary, RunTrace, ToolCallTrace, count_text
 from tools.mcp.connection import ServerStatus
 from widgets.safe_text import plain_label, plain_tooltip
 
@@ -229,7 +229,8 @@ class Inspector(QDockWidget):
             finished = call.finished or {}
             status = finished.get("finish_reason") or call.outcome
             timing = (f"{_clock(call.started_ts, origin)} · first token {_ms(call.first_token_ms)} · "
-                      f"{_ms(call.duration_ms)} · {finished.get('input_tokens', 0)}/{finished.get('output_tokens', 0)}"
+                      f"{_ms(call.duration_ms)} · {count_text(finished.get('input_tokens'))}/"
+                      f"{count_text(finished.get('output_tokens'))}"
                       " tokens")
             item = QTreeWidgetItem([f"Model call {number}", status, timing, details])
             item.setData(0, ROLE_PAYLOAD, ("call", number - 1))

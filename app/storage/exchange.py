@@ -83,10 +83,10 @@ class ExportedRun(_Strict):
     started_at: TimeMs
     ended_at: TimeMs | None = None
     iterations: Count = 0
-    input_tokens: Count = 0
-    output_tokens: Count = 0
-    reasoning_tokens: Count = 0
-    cached_tokens: Count = 0
+    input_tokens: Count | None = 0  # null: unknown
+    output_tokens: Count | None = 0
+    reasoning_tokens: Count | None = 0
+    cached_tokens: Count | None = 0
     error: dict[str, Any] | None = None
 
 

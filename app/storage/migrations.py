@@ -8,6 +8,7 @@ rather than touched. docs/storage.md describes the schema.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from dataclasses import dataclass
 
@@ -19,6 +20,7 @@ class Migration:
     version: int
     name: str
     sql: str
+    rebuilds_tables: bool = False  # run with foreign keys off, then checked with foreign_key_check
 
 
 class SchemaTooNewError(Exception):
@@ -143,9 +145,39 @@ CREATE TRIGGER conversations_fts_update AFTER UPDATE OF title ON conversations B
 END;
 """
 
+# Token counts a provider did not report are unknown (NULL), not 0. SQLite cannot drop NOT NULL in place, so
+# the runs table is rebuilt (SQLite's documented procedure: new table, copy, drop, rename), with foreign keys
+# off so that dropping the old table does not cascade into run_events and messages (``rebuilds_tables``).
+NULLABLE_TOKENS = """
+CREATE TABLE runs_new (
+    id TEXT PRIMARY KEY,
+    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    user_message_id INTEGER REFERENCES messages(id) ON DELETE SET NULL,
+    provider TEXT,
+    model TEXT,
+    status TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'complete', 'interrupted', 'error')),
+    finish_reason TEXT,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    iterations INTEGER NOT NULL DEFAULT 0,
+    input_tokens INTEGER,
+    output_tokens INTEGER,
+    reasoning_tokens INTEGER,
+    cached_tokens INTEGER,
+    error TEXT,
+    owner_pid INTEGER
+);
+INSERT INTO runs_new SELECT * FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_new RENAME TO runs;
+CREATE INDEX runs_conversation ON runs(conversation_id);
+CREATE INDEX runs_running ON runs(status) WHERE status = 'running';
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: conversations, messages, tool calls and outputs, runs, run events, FTS5",
               INITIAL_SCHEMA),
+    Migration(2, "token counts of runs may be unknown (NULL)", NULLABLE_TOKENS, rebuilds_tables=True),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
@@ -177,11 +209,16 @@ def apply_migrations(db: Database, migrations: tuple[Migration, ...] = MIGRATION
     for migration in migrations:
         if migration.version <= found:
             continue
+        keys_were_on = bool(db.execute("PRAGMA foreign_keys").fetchone()[0])
+        if migration.rebuilds_tables:
+            db.execute("PRAGMA foreign_keys = OFF")  # only possible outside a transaction
         db.execute("BEGIN IMMEDIATE")
         try:
             found = current_version(db)
             if migration.version > found:
                 db.executescript(migration.sql)
+                if migration.rebuilds_tables and db.execute("PRAGMA foreign_key_check").fetchall():
+                    raise sqlite3.IntegrityError(f"migration {migration.version} broke a foreign key")
                 db.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                            [migration.version, migration.name, int(time.time() * 1000)])
                 applied.append(migration.version)
@@ -190,4 +227,7 @@ def apply_migrations(db: Database, migrations: tuple[Migration, ...] = MIGRATION
         except BaseException:
             db.rollback()
             raise
+        finally:
+            if migration.rebuilds_tables and keys_were_on:
+                db.execute("PRAGMA foreign_keys = ON")
     return applied

@@ -106,10 +106,10 @@ class RunRecord:
     started_at: int
     ended_at: int | None
     iterations: int
-    input_tokens: int
-    output_tokens: int
-    reasoning_tokens: int
-    cached_tokens: int
+    input_tokens: int | None  # None: unknown, the provider reported no usage
+    output_tokens: int | None
+    reasoning_tokens: int | None
+    cached_tokens: int | None
     error: dict[str, Any] | None
 
     @classmethod

@@ -92,6 +92,7 @@ class RunRecorder:
         self._results: dict[tuple[int, str], ToolResult] = {}
         self._events: list[RunEvent] = []
         self._error: RunError | None = None
+        self._usage_unknown = False  # a model call finished without reporting usage
         self._provider: str | None = None
         self._model: str | None = None
         self._dirty = False
@@ -190,6 +191,8 @@ class RunRecorder:
             counts = {"input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
                       "reasoning_tokens": event.reasoning_tokens, "cached_tokens": event.cached_tokens}
             turn.usage = {k: (turn.usage or {}).get(k, 0) + v for k, v in counts.items()}
+        elif kind == "model_call_finished" and event.input_tokens is None:
+            self._usage_unknown = True
         elif kind == "warning" and event.code == "TOOL_CALLS_IGNORED":
             self._turn(event.iteration).calls_ignored = True
         elif kind == "error":
@@ -326,8 +329,11 @@ class RunRecorder:
 
     def _write_run(self, status: RunStatus, finish_reason: str) -> None:
         assert self.ids is not None
-        totals = {k: sum((t.usage or {}).get(k, 0) for t in self._turns.values())
-                  for k in ("input_tokens", "output_tokens", "reasoning_tokens", "cached_tokens")}
+        reported = [t.usage for t in self._turns.values() if t.usage]
+        keys = ("input_tokens", "output_tokens", "reasoning_tokens", "cached_tokens")
+        # Unknown (NULL), not 0, when no call reported usage or a completed call reported none.
+        totals: dict[str, int | None] = (dict.fromkeys(keys) if not reported or self._usage_unknown
+                                         else {k: sum(u.get(k, 0) for u in reported) for k in keys})
         iterations = max((e.iteration for e in self._events), default=0)
         error = None
         if self._error is not None:

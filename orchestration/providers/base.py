@@ -22,10 +22,12 @@ from orchestration.errors import (
     ProviderError,
     StreamError,
     empty_response,
+    event_too_large,
     stream_error_from_frame,
 )
 from orchestration.providers.config import Capabilities, ProviderConfig
 from orchestration.providers.framing import WHOLE, FrameDecoder, SSEFrames, WholeBody
+from orchestration.providers.sse import EventTooLarge
 from orchestration.providers.transport import Sleep, Transport
 from orchestration.redaction import cut_redacted
 from orchestration.think_tags import InlineReasoning
@@ -61,7 +63,11 @@ class WireReader:
     def feed(self, decoder: FrameDecoder, chunk: bytes) -> Iterator[ProviderEvent]:
         """Bytes as they arrive, through the body's framing. A generator, so the events of the frames before
         a failing one still come out before the error."""
-        for event, data in decoder.feed(chunk):
+        try:
+            frames = decoder.feed(chunk)
+        except EventTooLarge as exc:
+            raise self.with_partial(event_too_large(self.provider_name, exc.limit)) from None
+        for event, data in frames:
             yield from self.receive(event, data)
 
     def close(self, decoder: FrameDecoder, head: bytes) -> Iterator[ProviderEvent]:
@@ -69,7 +75,11 @@ class WireReader:
         body, looked at only when it gave no frames at all: a JSON error is raised as such, anything
         else as an empty response. A last frame cut off mid-JSON means the stream
         broke off, so it is reported as a cut-off stream, not as malformed."""
-        for event, data in decoder.close():
+        try:
+            frames = decoder.close()
+        except EventTooLarge as exc:
+            raise self.with_partial(event_too_large(self.provider_name, exc.limit)) from None
+        for event, data in frames:
             yield from self.receive(event, data, last=True)
         if not self.frames:
             self.unframed(head)

@@ -3,6 +3,9 @@
 Every decoder takes bytes as they arrive, split anywhere (inside a UTF-8 sequence, a line end, a JSON string),
 and returns ``(event_name, text)`` frames as soon as they are complete. ``close`` delivers what the end of the
 body completes. The adapter's reader parses the text; a decoder never interprets it.
+
+Every decoder holds at most ``MAX_EVENT_BYTES`` (16 MiB) of one frame: past that it raises ``EventTooLarge``
+while the frame is still arriving, so reading stops instead of buffering an endless line or body.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import codecs
 from typing import Protocol
 
-from orchestration.providers.sse import SSEDecoder
+from orchestration.providers.sse import MAX_EVENT_BYTES, EventTooLarge, SSEDecoder, utf8_size
 
 Frame = tuple[str, str]
 WHOLE = "whole"  # the event name of a frame that is the entire (non-streamed) body
@@ -25,8 +28,8 @@ class FrameDecoder(Protocol):
 class SSEFrames:
     """Server-Sent Events: one frame per event, named by its ``event:`` line ("message" when unnamed)."""
 
-    def __init__(self) -> None:
-        self._decoder = SSEDecoder()
+    def __init__(self, max_event_bytes: int = MAX_EVENT_BYTES) -> None:
+        self._decoder = SSEDecoder(max_event_bytes)
 
     def feed(self, chunk: bytes) -> list[Frame]:
         return [(e.event, e.data) for e in self._decoder.feed(chunk)]
@@ -38,18 +41,35 @@ class SSEFrames:
 class NDJSONFrames:
     """Newline-delimited JSON (Ollama): one frame per non-blank line; a last line without its newline counts."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_event_bytes: int = MAX_EVENT_BYTES) -> None:
         self._text = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._buffer = ""
+        self._pending: list[str] = []  # the unfinished line, in pieces (joined once it ends)
+        self._held = 0
+        self._limit = max_event_bytes
 
     def feed(self, chunk: bytes) -> list[Frame]:
-        self._buffer += self._text.decode(chunk)
-        *lines, self._buffer = self._buffer.split("\n")
-        return [("message", line.strip()) for line in lines if line.strip()]
+        return self._lines(self._text.decode(chunk))
 
     def close(self) -> list[Frame]:
-        rest, self._buffer = self._buffer + self._text.decode(b"", final=True), ""
-        return [("message", rest.strip())] if rest.strip() else []
+        frames = self._lines(self._text.decode(b"", final=True))
+        rest, self._pending, self._held = "".join(self._pending), [], 0
+        return frames + ([("message", rest.strip())] if rest.strip() else [])
+
+    def _lines(self, text: str) -> list[Frame]:
+        first, *complete = text.split("\n")
+        self._held += utf8_size(first)
+        if self._held > self._limit:
+            raise EventTooLarge(self._limit)
+        self._pending.append(first)
+        if not complete:
+            return []
+        *middle, rest = complete
+        lines = ["".join(self._pending), *middle]
+        if any(utf8_size(line) > self._limit for line in middle):
+            raise EventTooLarge(self._limit)
+        self._pending, self._held = [], 0
+        frames = [("message", line.strip()) for line in lines if line.strip()]
+        return frames + self._lines(rest) if rest else frames
 
 
 class JSONArrayFrames:
@@ -58,9 +78,11 @@ class JSONArrayFrames:
     ``closed`` tells whether the closing bracket (or the end of a bare object) arrived; ``stray`` keeps the
     first text that is neither, so the reader can report a body that is not this format."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_event_bytes: int = MAX_EVENT_BYTES) -> None:
         self._text = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._element: list[str] = []
+        self._held = 0  # bytes of the element in progress
+        self._limit = max_event_bytes
         self._depth = 0
         self._in_string = False
         self._escaped = False
@@ -103,12 +125,18 @@ class JSONArrayFrames:
                 self._depth -= 1
                 if self._depth == 0:
                     self._element.append(text[start:i + 1])
-                    frames.append(("message", "".join(self._element)))
-                    self._element = []
+                    element = "".join(self._element)
+                    if self._held + utf8_size(text[start:i + 1]) > self._limit:
+                        raise EventTooLarge(self._limit)
+                    frames.append(("message", element))
+                    self._element, self._held = [], 0
                     start = -1
                     if not self._in_array:
                         self.closed = True
         if self._depth and start >= 0:
+            self._held += utf8_size(text[start:])
+            if self._held > self._limit:
+                raise EventTooLarge(self._limit)
             self._element.append(text[start:])
         return frames
 
@@ -116,10 +144,15 @@ class JSONArrayFrames:
 class WholeBody:
     """A body that is one JSON document (a non-streamed answer): one ``WHOLE`` frame at the end."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_event_bytes: int = MAX_EVENT_BYTES) -> None:
         self._chunks: list[bytes] = []
+        self._held = 0
+        self._limit = max_event_bytes
 
     def feed(self, chunk: bytes) -> list[Frame]:
+        self._held += len(chunk)
+        if self._held > self._limit:
+            raise EventTooLarge(self._limit)
         self._chunks.append(chunk)
         return []
 

@@ -30,6 +30,7 @@ from orchestration.errors import (
     ProviderError,
     StreamError,
     empty_response,
+    event_too_large,
     stream_error_from_frame,
 )
 from orchestration.messages import (
@@ -41,7 +42,7 @@ from orchestration.messages import (
 )
 from orchestration.providers.base import UNFRAMED_BODY_KEPT, HTTPChatAdapter
 from orchestration.providers.config import ProviderConfig
-from orchestration.providers.sse import SSEDecoder
+from orchestration.providers.sse import EventTooLarge, SSEDecoder
 from orchestration.redaction import cut_redacted
 from orchestration.think_tags import InlineReasoning
 
@@ -288,6 +289,9 @@ class ChunkReader:
             raise self._with_partial(stream_error_from_frame(self.provider_name, obj))
         return self.chunk(obj)
 
+    def too_large(self, limit: int) -> ProviderError:
+        return self._with_partial(event_too_large(self.provider_name, limit))
+
     def keep_head(self, chunk: bytes) -> None:
         if not self.chunks and len(self.head) < UNFRAMED_BODY_KEPT:
             self.head += chunk[:UNFRAMED_BODY_KEPT - len(self.head)]
@@ -328,7 +332,7 @@ class OpenAIChatAdapter(HTTPChatAdapter):
             try:
                 if "json" in content_type and "event-stream" not in content_type:
                     # Some servers ignore "stream": true (or answer an error with 200); read the whole body.
-                    body = b"".join([c async for c in self.transport.iter_bytes(response)])
+                    body = await self.transport.read_capped(response)
                     if not body.strip():
                         raise empty_response(self.provider_name, "")
                     try:
@@ -355,9 +359,17 @@ class OpenAIChatAdapter(HTTPChatAdapter):
         decoder = SSEDecoder()
         async for chunk in self.transport.iter_bytes(response):
             reader.keep_head(chunk)
-            for sse in decoder.feed(chunk):
+            try:
+                events = decoder.feed(chunk)
+            except EventTooLarge as exc:
+                raise reader.too_large(exc.limit) from None
+            for sse in events:
                 for event in reader.sse_event(sse.event, sse.data):
                     yield event
-        for sse in decoder.close():
+        try:
+            last = decoder.close()
+        except EventTooLarge as exc:
+            raise reader.too_large(exc.limit) from None
+        for sse in last:
             for event in reader.sse_event(sse.event, sse.data):
                 yield event

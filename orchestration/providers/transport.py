@@ -23,17 +23,32 @@ from orchestration.errors import (
     MalformedResponseError,
     ProviderError,
     RequestTimeoutError,
+    ResponseTooLargeError,
     StreamIdleError,
     empty_response,
     error_from_response,
 )
 from orchestration.providers.config import ProviderConfig
+from orchestration.providers.sse import MAX_EVENT_BYTES
 from orchestration.redaction import cut_redacted
 from orchestration.wire_capture import current_capture
 
 Sleep = Callable[[float], Awaitable[None]]
 MAX_ERROR_BODY = 64_000  # characters of an error body kept for messages and traces
 QUOTED_BODY_CHARS = 200  # characters of a body that is not JSON quoted in the error message
+ERROR_BODY_READ_BYTES = 4 * MAX_ERROR_BODY  # bytes of an error body read at most; the rest is never read
+
+
+async def _read_start(response: httpx.Response, limit: int) -> bytes:
+    """Up to ``limit`` bytes of a body; the connection is closed after, so a huge error body is never read."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size >= limit:
+            break
+    return b"".join(chunks)[:limit]
 
 
 def backoff_delay(attempt: int, retry_after: float | None, cap: float) -> float:
@@ -129,7 +144,7 @@ class Transport:
                         await response.aclose()
                     return
                 try:
-                    body = (await response.aread()).decode("utf-8", "replace")
+                    body = (await _read_start(response, ERROR_BODY_READ_BYTES)).decode("utf-8", "replace")
                 except httpx.HTTPError:
                     body = ""
                 finally:
@@ -162,10 +177,23 @@ class Transport:
                 f"The connection to {self.name} broke during the answer: {exc or type(exc).__name__}.",
                 provider=self.name) from exc
 
+    async def read_capped(self, response: httpx.Response, limit: int = MAX_EVENT_BYTES) -> bytes:
+        """A whole (non-streamed) body, refused with ``ResponseTooLargeError`` as soon as it passes ``limit``."""
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in self.iter_bytes(response):
+            size += len(chunk)
+            if size > limit:
+                raise ResponseTooLargeError(
+                    f"{self.name} sent an answer larger than {limit // (1024 * 1024)} MiB, the limit for one "
+                    "answer body; reading stopped.", provider=self.name)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
     async def request_json(self, method: str, path: str, payload: dict[str, Any] | None = None) -> Any:
         async with self.stream(method, path, payload) as response:
-            chunks = [c async for c in self.iter_bytes(response)]
-        text = b"".join(chunks).decode("utf-8", "replace")
+            body = await self.read_capped(response)
+        text = body.decode("utf-8", "replace")
         if not text.strip():
             raise empty_response(self.name, text)
         try:

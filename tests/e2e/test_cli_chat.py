@@ -15,7 +15,7 @@ import pytest
 
 from orchestration.events import parse_event
 from tests.support.loopback import Chunk, LoopbackServer, Request, Response
-from tests.support.openai_wire import stream_response
+from tests.support.openai_wire import stream_chunks, stream_response
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "test-key-not-a-real-secret"
@@ -252,3 +252,16 @@ def test_call_timeout_stops_a_trickling_model_and_saves_the_partial_answer(loopb
 def test_call_timeout_out_of_range_is_a_usage_error(value, message):
     proc = parley("chat", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--call-timeout", value, "hi")
     assert proc.returncode == 2 and message in proc.stderr
+
+
+def test_a_provider_without_usage_gives_unknown_tokens(loopback, parley_home):
+    chunks = [c for c in stream_chunks("Hi there.") if "usage" not in c]
+    loopback.always("POST", "/v1/chat/completions", Response.sse(chunks, done=True))
+    proc = parley(*chat_args(loopback, "--json", "--tools", "none"), "hello")
+    assert proc.returncode == 0, proc.stderr
+    events = [parse_event(line) for line in proc.stdout.splitlines()]
+    (finished,) = [e for e in events if e.type == "model_call_finished"]
+    assert finished.input_tokens is None and finished.output_tokens is None
+    assert '"input_tokens":null' in proc.stdout and not [e for e in events if e.type == "usage"]
+    with sqlite3.connect(parley_home / "data" / "history.db") as db:
+        assert db.execute("SELECT input_tokens, output_tokens FROM runs").fetchall() == [(None, None)]

@@ -178,3 +178,30 @@ def test_a_migration_failing_half_way_leaves_the_database_exactly_as_before(db_p
     db.close()
     with History.open(db_path) as history:  # and the file still opens and works
         assert [c.title for c in history.list_conversations()] == ["kept as it was"]
+
+
+def test_migration_2_makes_run_tokens_nullable_and_keeps_every_row(db_path):
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    old = Database(sqlite3.connect(db_path))
+    old.execute("PRAGMA foreign_keys = ON")
+    apply_migrations(old, MIGRATIONS[:1])
+    old.execute("INSERT INTO conversations (id, title, created_at, updated_at) VALUES (1, 't', 0, 0)")
+    old.execute("INSERT INTO messages (id, conversation_id, role, created_at, updated_at) VALUES (1, 1, 'user', 0, 0)")
+    old.execute("INSERT INTO runs (id, conversation_id, user_message_id, started_at, input_tokens, output_tokens) "
+                "VALUES ('r1', 1, 1, 0, 12, 7)")
+    old.execute("INSERT INTO messages (id, conversation_id, parent_id, run_id, role, created_at, updated_at) "
+                "VALUES (2, 1, 1, 'r1', 'assistant', 0, 0)")
+    old.execute("INSERT INTO run_events (run_id, seq, type, iteration, ts, event) VALUES ('r1', 1, 'done', 1, 0, '{}')")
+    old.conn.commit()
+    assert apply_migrations(old) == [2]
+    assert old.execute("PRAGMA foreign_keys").fetchone() == (1,)
+    old.close()
+    with History.open(db_path) as history:
+        (run,) = history.runs(1)
+        assert (run.id, run.input_tokens, run.output_tokens, run.user_message_id) == ("r1", 12, 7, 1)
+        assert history.run_events("r1") == [{}]
+        assert history.message(2).run_id == "r1"
+        history.db.execute("INSERT INTO runs (id, conversation_id, started_at) VALUES ('r2', 1, 0)")
+        assert history.db.execute("SELECT input_tokens FROM runs WHERE id = 'r2'").fetchone() == (None,)
+        assert history.db.execute("PRAGMA foreign_key_check").fetchall() == []
+        assert history.db.execute("SELECT sql FROM sqlite_master WHERE sql LIKE '%runs_new%'").fetchall() == []

@@ -296,3 +296,22 @@ def test_begin_checks_its_input(history):
         recorder.begin("second")
     with pytest.raises(RuntimeError, match="before begin"):
         RunRecorder(history, cid)(EventFactory("r").make(ContentDelta, content="x"))
+
+
+@pytest.mark.parametrize(("steps", "expected"), [
+    ([Step(text="no usage reported")], (None, None, None, None)),
+    ([Step(calls=[("calculate", {"expression": "1+1"})], usage=TokenUsage(input_tokens=4, output_tokens=2)),
+      Step(text="2")], (None, None, None, None)),  # one call of two reported none: the total is unknown
+    ([Step(text="counted", usage=TokenUsage(input_tokens=7, output_tokens=3))], (7, 3, 0, 0)),
+], ids=["none", "one-of-two", "all"])
+def test_tokens_a_provider_did_not_report_are_unknown_not_zero(history, db_path, steps, expected):
+    cid = history.create_conversation("usage")
+    model = ScriptedModel(steps)
+    result = run_loop(model, RunRecorder(history, cid))
+    model.assert_exhausted()
+    (run,) = history.runs(cid)
+    assert (run.input_tokens, run.output_tokens, run.reasoning_tokens, run.cached_tokens) == expected
+    assert rows(db_path, "SELECT input_tokens, output_tokens, reasoning_tokens, cached_tokens FROM runs") == [expected]
+    assert (result.usage is None) == (expected[0] is None)
+    finished = [e for e in history.run_events(run.id) if e["type"] == "model_call_finished"]
+    assert [f["input_tokens"] for f in finished] == [s.usage.input_tokens if s.usage else None for s in steps]
