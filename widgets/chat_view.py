@@ -401,33 +401,40 @@ class ChatView(QTextBrowser):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
-        self._paint_quote_bars()
+        self._paint_quote_bars(event.rect().top(), event.rect().bottom())
 
-    def _paint_quote_bars(self) -> None:
-        """A bar left of each quote level, for the blocks on screen (the document has no left borders)."""
-        viewport = self.viewport()
-        first = self.cursorForPosition(viewport.rect().topLeft()).block()
-        last = self.cursorForPosition(viewport.rect().bottomLeft()).block()
-        if not first.isValid():
+    def _paint_quote_bars(self, top_px: int, bottom_px: int) -> None:
+        """A bar left of each quote level, for the blocks in the repainted band of the viewport (Qt draws no
+        left borders); only when the document has quotes at all."""
+        document = self.document()
+        if not getattr(document, "has_quotes", False):
             return
-        layout = self.document().documentLayout()
-        dx, dy = -self.horizontalScrollBar().value(), -self.verticalScrollBar().value()
-        margin = self.document().documentMargin()
+        layout = document.documentLayout()
+        scrolled = self.verticalScrollBar().value()
+        top, bottom = scrolled + top_px, scrolled + bottom_px
+        low, high = 0, document.blockCount() - 1
+        while low < high:  # the first block that ends below the top of the view
+            middle = (low + high) // 2
+            if layout.blockBoundingRect(document.findBlockByNumber(middle)).bottom() < top:
+                low = middle + 1
+            else:
+                high = middle
+        dx = document.documentMargin() - self.horizontalScrollBar().value()
         painter: QPainter | None = None
-        block = first
+        block = document.findBlockByNumber(low)
         while block.isValid():
+            rect = layout.blockBoundingRect(block)
+            if rect.top() > bottom:
+                break
             bars = block.blockFormat().stringProperty(QUOTE_BARS)
             if bars:
                 if painter is None:
-                    painter = QPainter(viewport)
+                    painter = QPainter(self.viewport())
                     painter.setPen(Qt.PenStyle.NoPen)
-                    painter.setBrush(QColor(colors_of(self.document()).quote_bar))
-                rect = layout.blockBoundingRect(block)
+                    painter.setBrush(QColor(colors_of(document).quote_bar))
                 for x in bars.split(","):
-                    painter.drawRect(int(margin + int(x) + dx), int(rect.top() + dy), QUOTE_BAR_PX,
+                    painter.drawRect(int(dx + int(x)), int(rect.top() - scrolled), QUOTE_BAR_PX,
                                      int(rect.height()) + 1)
-            if block == last:
-                break
             block = block.next()
         if painter is not None:
             painter.end()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -92,6 +93,7 @@ def colors_of(document: QTextDocument) -> AnswerColors:
     return colors if isinstance(colors, AnswerColors) else LIGHT
 
 
+@lru_cache(maxsize=1)
 def _fixed_family() -> str:
     return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
 
@@ -200,6 +202,7 @@ class _Builder:
         fmt = QTextBlockFormat()
         fmt.setLeftMargin(self.margin)
         if self.quote_level:
+            self.document.has_quotes = True  # type: ignore[attr-defined]  # the view paints bars only then
             fmt.setProperty(QTextFormat.Property.BlockQuoteLevel, self.quote_level)
             fmt.setProperty(QUOTE_BARS, ",".join(str(x) for x in self.quote_bars[:MAX_NESTING]))
         if kind == "paragraph":

@@ -34,6 +34,11 @@ class SafeDocument(QTextDocument):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.refused = 0  # resources asked for and refused (counted so tests can check, not assume)
+        self.has_quotes = False  # set by the answer builder; the chat view paints quote bars only then
+
+    def clear(self) -> None:
+        super().clear()
+        self.has_quotes = False
 
     def loadResource(self, kind: int, name: QUrl) -> Any:
         self.refused += 1
