@@ -421,12 +421,16 @@ class ChatView(QTextBrowser):
                 high = middle
         dx = document.documentMargin() - self.horizontalScrollBar().value()
         painter: QPainter | None = None
+        bars_of: dict[int, str] = document.quote_bars_by_format  # type: ignore[attr-defined]
         block = document.findBlockByNumber(low)
         while block.isValid():
             rect = layout.blockBoundingRect(block)
             if rect.top() > bottom:
                 break
-            bars = block.blockFormat().stringProperty(QUOTE_BARS)
+            index = block.blockFormatIndex()  # an int: far cheaper than copying the format for every block
+            bars = bars_of.get(index)
+            if bars is None:
+                bars = bars_of[index] = block.blockFormat().stringProperty(QUOTE_BARS)
             if bars:
                 if painter is None:
                     painter = QPainter(self.viewport())
