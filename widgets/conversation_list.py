@@ -56,10 +56,17 @@ def _when(epoch_ms: int) -> str:
     return moment.strftime("%Y-%m-%d")
 
 
+def confirmation_box(parent: QWidget | None, title: str) -> QMessageBox:
+    """The delete question; plain text, since a title like ``<img src=...>`` would otherwise be read as HTML."""
+    box = QMessageBox(QMessageBox.Icon.Question, "Delete conversation",
+                      f"Delete “{title}” and everything in it? This cannot be undone.",
+                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    return box
+
+
 def _ask_confirmation(parent: QWidget, title: str) -> bool:
-    answer = QMessageBox.question(parent, "Delete conversation",
-                                  f"Delete “{title}” and everything in it? This cannot be undone.")
-    return answer == QMessageBox.StandardButton.Yes
+    return confirmation_box(parent, title).exec() == QMessageBox.StandardButton.Yes
 
 
 def _ask_title(parent: QWidget, current: str) -> str | None:
