@@ -6,11 +6,12 @@ models. Providers' wire formats never leak past this point. See docs/events.md f
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from orchestration.bounded_json import loads_bounded
 
 CONTRACT_VERSION = "1.2"
 
@@ -184,7 +185,7 @@ def parse_event(data: str | bytes | dict[str, Any]) -> RunEvent | None:
 
     Raises ``pydantic.ValidationError`` for a known type with bad fields.
     """
-    obj = json.loads(data) if isinstance(data, str | bytes) else data
+    obj = loads_bounded(data, what="a run event") if isinstance(data, str | bytes) else data
     if obj.get("type") not in EVENT_TYPES:
         return None
     return _EVENT_ADAPTER.validate_python(obj)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
@@ -24,12 +24,14 @@ from PySide6.QtGui import (
     QMouseEvent,
     QPainter,
     QPaintEvent,
+    QPalette,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from orchestration.tool_outcome import describe, normalized_key
 from widgets.code_highlighter import CodeHighlighter, warm_up
 from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at, colors_of, start_block
 from widgets.markdown_render import StreamingMarkdown, append_markdown
@@ -47,8 +49,6 @@ WARM_UP_DELAY_MS = 50  # syntax lexers are built this long after the view is cre
 
 QUOTE_BAR_PX = 3  # width of the bar drawn left of a quote
 
-STATUS_MARK = {"running": "…", "ok": "✓", "error": "✗", "timeout": "⏱", "denied": "⊘"}
-
 
 @dataclass
 class ToolChip:
@@ -61,6 +61,8 @@ class ToolChip:
     duration_ms: int | None = None
     offset: int | None = None  # where in the answer text the call appeared (history only)
     expanded: bool = False
+    repeated: bool = False  # the same call earlier in its turn answered this one (orchestration.tool_outcome)
+    turn: int | None = None  # the model call (iteration) that asked for it, while streaming
 
 
 @dataclass
@@ -86,11 +88,10 @@ def _short_arguments(arguments: str) -> str:
 
 
 def chip_html(chip: ToolChip) -> str:
-    mark = STATUS_MARK.get(chip.status, "?")
-    duration = f" · {chip.duration_ms} ms" if chip.duration_ms is not None else ""
+    outcome = describe(chip.status, chip.result, chip.duration_ms, repeated=chip.repeated)
     head = (f'<a href="parley-tool:{html.escape(chip.id)}" style="text-decoration:none">'
-            f"{mark} <b>{html.escape(chip.name)}</b>({html.escape(_short_arguments(chip.arguments))})"
-            f" · {html.escape(chip.status)}{duration}</a>")
+            f"{outcome.mark} <b>{html.escape(chip.name)}</b>({html.escape(_short_arguments(chip.arguments))})"
+            f" · {html.escape(outcome.label)}</a>")
     if not chip.expanded:
         return head
     result = chip.result if len(chip.result) <= CHIP_RESULT_CHARS else (
@@ -129,6 +130,7 @@ class ChatView(QTextBrowser):
         self._shown_from = 0
         self._streaming = False
         self._stick_to_bottom = True
+        self._font_points: int | None = None
         self._click_position: int | None = None  # where the last mouse click landed, for a code block's Copy
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         QTimer.singleShot(WARM_UP_DELAY_MS, warm_up)
@@ -144,13 +146,55 @@ class ChatView(QTextBrowser):
                 distance_from_bottom = bar.maximum() - bar.value()
                 self._rebuild()
                 bar.setValue(bar.maximum() - distance_from_bottom)
+        self.recolour_links()
+
+    def recolour_links(self) -> None:
+        """Give every link and tool chip in the document the palette's current link colour.
+
+        Qt bakes the link colour into the text when it is inserted, so a theme switch alone leaves old links
+        (and chips, which are links) in the previous theme's colour.
+        """
+        colour = self.palette().color(QPalette.ColorRole.Link)
+        document = self.document()
+        stale: list[tuple[int, int]] = []
+        block = document.begin()
+        while block.isValid():
+            fragments = block.begin()
+            while not fragments.atEnd():
+                fragment = fragments.fragment()
+                char_format = fragment.charFormat()
+                if char_format.isAnchor() and char_format.foreground().color() != colour:
+                    stale.append((fragment.position(), fragment.position() + fragment.length()))
+                fragments += 1
+            block = block.next()
+        recolour = QTextCharFormat()
+        recolour.setForeground(colour)
+        cursor = QTextCursor(document)
+        for start, end in stale:
+            cursor.setPosition(start)
+            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            cursor.mergeCharFormat(recolour)
 
     def set_font_size(self, points: int) -> None:
-        """The chat text's size in points (Preferences > Appearance); code and headings scale with it."""
+        """The chat text's size in points (Preferences > Appearance); code and headings scale with it.
+
+        The size is kept: a theme switch re-polishes the widget and resets its font, and the size comes back.
+        """
+        self._font_points = points
+        self._apply_font_size()
+
+    def _apply_font_size(self) -> None:
+        if self._font_points is None or self.font().pointSize() == self._font_points:
+            return
         font = self.font()
-        font.setPointSize(points)
+        font.setPointSize(self._font_points)
         self.setFont(font)
         self.document().setDefaultFont(font)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._apply_font_size()
 
     # --- history ------------------------------------------------------------------------------------
     def set_messages(self, messages: list[ChatMessage]) -> None:
@@ -235,12 +279,21 @@ class ChatView(QTextBrowser):
         if not self._frame.isActive():
             self._frame.start()
 
-    def add_tool_call(self, call_id: str, name: str, arguments: str) -> None:
-        """Record a call where it happened; its chip appears once its visibility is known (see ``show_tool``)."""
+    def add_tool_call(self, call_id: str, name: str, arguments: str, *, turn: int | None = None) -> None:
+        """Record a call where it happened; its chip appears once its visibility is known (see ``show_tool``).
+
+        ``turn`` is the model call that asked for it: a call repeating an earlier one of the same turn is answered
+        from that one and says so.
+        """
         if not self._streaming:
             self.begin_assistant()
         self._close_region()
-        self._history[-1].tools.append(ToolChip(call_id, name, arguments, offset=len(self._history[-1].text)))
+        key = normalized_key(name, arguments)
+        tools = self._history[-1].tools
+        repeated = turn is not None and any(
+            c.turn == turn and normalized_key(c.name, c.arguments) == key for c in tools)
+        tools.append(ToolChip(call_id, name, arguments, offset=len(self._history[-1].text), repeated=repeated,
+                              turn=turn))
 
     def show_tool(self, call_id: str, visibility: str) -> None:
         chip = self._find_chip(call_id)
@@ -248,8 +301,16 @@ class ChatView(QTextBrowser):
             return
         chip.visibility = visibility
         if visibility != "hidden":
-            self._insert_chip(chip)
+            self._insert_chip(chip, before=self._next_shown_chip(chip))
             self._keep_bottom()
+
+    def _next_shown_chip(self, chip: ToolChip) -> QTextCursor | None:
+        """The anchor of a later call's chip already shown (calls answered without running show late)."""
+        for message in reversed(self._history):
+            if chip in message.tools:
+                later = message.tools[message.tools.index(chip) + 1:]
+                return next((self._chips[c.id][1] for c in later if c.id in self._chips), None)
+        return None
 
     def set_tool_result(self, call_id: str, status: str, result: str, duration_ms: int,
                         visibility: str = "primary") -> None:
@@ -296,7 +357,7 @@ class ChatView(QTextBrowser):
             self.append_content(event.content)
         elif kind == "tool_calls":
             for call in event.calls:
-                self.add_tool_call(call.id, call.name, call.arguments)
+                self.add_tool_call(call.id, call.name, call.arguments, turn=event.iteration)
         elif kind == "tool_executing":
             self.show_tool(event.id, event.visibility)
         elif kind == "tool_result":
@@ -353,11 +414,22 @@ class ChatView(QTextBrowser):
     def _error_block(self, text: str) -> None:
         self._cursor_at_end().insertHtml(f'<span style="color:#c0392b"><b>Error:</b> {html.escape(text)}</span>')
 
-    def _insert_chip(self, chip: ToolChip) -> None:
-        cursor = self._cursor_at_end()
+    def _insert_chip(self, chip: ToolChip, before: QTextCursor | None = None) -> None:
+        """Insert a chip at the end, or in a block of its own just above the chip anchored by ``before``."""
+        if before is None:
+            cursor = self._cursor_at_end()
+        else:
+            before.setKeepPositionOnInsert(False)  # the later chip's anchor moves down with its block
+            cursor = QTextCursor(before)
+            cursor.movePosition(QTextCursor.MoveOperation.StartOfBlock)
+            start = cursor.position()
+            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+            cursor.setPosition(start)
         anchor = QTextCursor(cursor)
         anchor.setKeepPositionOnInsert(True)
         cursor.insertHtml(chip_html(chip))
+        if before is not None:
+            before.setKeepPositionOnInsert(True)
         self._chips[chip.id] = (chip, anchor)
 
     def _refresh_chip(self, chip: ToolChip, anchor: QTextCursor) -> None:

@@ -79,11 +79,12 @@ class AnswerColors:
     table_header_background: str
 
 
+# link colours are the theme palette's Link role (widgets/theme.py), so chips and answer links match
 LIGHT = AnswerColors(text="#1f2328", code_background="#f6f8fa", code_border="#d0d7de", code_label="#57606a",
-                     inline_code_background="#eff1f3", quote_bar="#d0d7de", link="#0969da", muted="#6e7781",
+                     inline_code_background="#eff1f3", quote_bar="#d0d7de", link="#2459c9", muted="#6e7781",
                      table_border="#d0d7de", table_header_background="#f6f8fa")
 DARK = AnswerColors(text="#e6edf3", code_background="#161b22", code_border="#30363d", code_label="#8b949e",
-                    inline_code_background="#2d333b", quote_bar="#3d444d", link="#4493f8", muted="#8b949e",
+                    inline_code_background="#2d333b", quote_bar="#3d444d", link="#7aa7ff", muted="#8b949e",
                     table_border="#3d444d", table_header_background="#1c2128")
 
 

@@ -292,7 +292,8 @@ class ProvidersTab(ListFormTab):
             return
         shown = ", ".join(models[:MODELS_SHOWN]) + (f" and {len(models) - MODELS_SHOWN} more"
                                                    if len(models) > MODELS_SHOWN else "")
-        self.test_result.setText(f"Connected: {len(models)} models. {shown}" if models
+        count = f"{len(models):,} model" if len(models) == 1 else f"{len(models):,} models"
+        self.test_result.setText(f"Connected: {count}. {shown}" if models
                                  else "Connected, but the provider lists no models.")
         typed = self.model.currentText()
         self._loading = True

@@ -353,7 +353,10 @@ class ReasoningPane(QWidget):
             for index in range(len(self._frames)):
                 heading = self._frames[index].firstCursorPosition()
                 heading.movePosition(QTextCursor.MoveOperation.PreviousBlock)
-                heading.select(QTextCursor.SelectionType.BlockUnderCursor)
+                # Only the heading's own text: a selection reaching back over the block break would take in
+                # the whole previous phase frame and turn its text into a heading.
+                heading.movePosition(QTextCursor.MoveOperation.StartOfBlock)
+                heading.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
                 heading.mergeCharFormat(self._heading_format())
 
     # --- collapse ---------------------------------------------------------------------------------------------

@@ -63,8 +63,14 @@ def set_plain_text(label: QLabel, text: str) -> None:
     label.setText(text)
 
 
+TOOLTIP_MAX_CHARS = 2000  # longer text is cut with "…"; the full text is in the view the tooltip belongs to
+
+
 def plain_tooltip(text: str) -> str:
-    """A tooltip string that shows ``text`` literally: tooltips guess rich text, so it is escaped into some."""
+    """A tooltip string that shows ``text`` literally (tooltips guess rich text, so it is escaped into some),
+    cut at ``TOOLTIP_MAX_CHARS``; an empty text gives no tooltip."""
     if not text:
         return ""
+    if len(text) > TOOLTIP_MAX_CHARS:
+        text = text[:TOOLTIP_MAX_CHARS] + "…"
     return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"

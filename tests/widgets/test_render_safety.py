@@ -213,9 +213,9 @@ def test_outside_text_in_labels_is_shown_literally(qtbot):
 
 
 def test_the_delete_question_shows_a_hostile_title_as_text(qtbot):
-    from widgets.conversation_list import confirmation_box
+    from widgets.conversation_list import delete_confirmation
 
-    box = confirmation_box(None, '<img src="/dev/zero">')
+    box = delete_confirmation(None, '<img src="/dev/zero">')
     qtbot.addWidget(box)
     assert box.textFormat() == Qt.TextFormat.PlainText
     assert '<img src="/dev/zero">' in box.text()
