@@ -132,6 +132,7 @@ class ChatView(QTextBrowser):
         self._stick_to_bottom = True
         self._font_points: int | None = None
         self._click_position: int | None = None  # where the last mouse click landed, for a code block's Copy
+        self._bars_from = 0  # the block the last quote-bar paint started at
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         QTimer.singleShot(WARM_UP_DELAY_MS, warm_up)
 
@@ -484,17 +485,17 @@ class ChatView(QTextBrowser):
         layout = document.documentLayout()
         scrolled = self.verticalScrollBar().value()
         top, bottom = scrolled + top_px, scrolled + bottom_px
-        low, high = 0, document.blockCount() - 1
-        while low < high:  # the first block that ends below the top of the view
-            middle = (low + high) // 2
-            if layout.blockBoundingRect(document.findBlockByNumber(middle)).bottom() < top:
-                low = middle + 1
-            else:
-                high = middle
+        # The first block that ends below the band's top, walked to from where the last paint started: the view
+        # moves a few blocks between paints, and finding a block by number or by point costs tens of microseconds.
+        block = document.findBlockByNumber(min(self._bars_from, document.blockCount() - 1))
+        while block.next().isValid() and layout.blockBoundingRect(block).bottom() < top:
+            block = block.next()
+        while block.previous().isValid() and layout.blockBoundingRect(block.previous()).bottom() >= top:
+            block = block.previous()
+        self._bars_from = block.blockNumber()
         dx = document.documentMargin() - self.horizontalScrollBar().value()
         painter: QPainter | None = None
         bars_of: dict[int, str] = document.quote_bars_by_format  # type: ignore[attr-defined]
-        block = document.findBlockByNumber(low)
         while block.isValid():
             rect = layout.blockBoundingRect(block)
             if rect.top() > bottom:
