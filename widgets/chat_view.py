@@ -48,6 +48,7 @@ CHIP_RESULT_CHARS = 4_000  # characters of a result shown in an expanded chip
 WARM_UP_DELAY_MS = 50  # syntax lexers are built this long after the view is created, while the app is idle
 
 QUOTE_BAR_PX = 3  # width of the bar drawn left of a quote
+BAR_CHECK_EVERY = 8  # blocks walked between checks of whether the repainted band has ended
 
 
 @dataclass
@@ -496,15 +497,20 @@ class ChatView(QTextBrowser):
         dx = document.documentMargin() - self.horizontalScrollBar().value()
         painter: QPainter | None = None
         bars_of: dict[int, str] = document.quote_bars_by_format  # type: ignore[attr-defined]
+        walked = 0
         while block.isValid():
-            rect = layout.blockBoundingRect(block)
-            if rect.top() > bottom:
+            walked += 1
+            # where the band ends is checked every few blocks only (each geometry query costs microseconds)
+            if walked % BAR_CHECK_EVERY == 0 and layout.blockBoundingRect(block).top() > bottom:
                 break
             index = block.blockFormatIndex()  # an int: far cheaper than copying the format for every block
             bars = bars_of.get(index)
             if bars is None:
                 bars = bars_of[index] = block.blockFormat().stringProperty(QUOTE_BARS)
             if bars:
+                rect = layout.blockBoundingRect(block)
+                if rect.top() > bottom:
+                    break
                 if painter is None:
                     painter = QPainter(self.viewport())
                     painter.setPen(Qt.PenStyle.NoPen)
