@@ -20,6 +20,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
+    QFont,
     QGuiApplication,
     QMouseEvent,
     QPainter,
@@ -48,6 +49,8 @@ CHIP_RESULT_CHARS = 4_000  # characters of a result shown in an expanded chip
 WARM_UP_DELAY_MS = 50  # syntax lexers are built this long after the view is created, while the app is idle
 
 QUOTE_BAR_PX = 3  # width of the bar drawn left of a quote
+LABEL_COLOUR = "#7a7f87"  # "You" / "Assistant" and notices
+ERROR_COLOUR = "#c0392b"
 BAR_CHECK_EVERY = 8  # blocks walked between checks of whether the repainted band has ended
 
 
@@ -86,6 +89,20 @@ def _short_arguments(arguments: str) -> str:
     else:
         text = " ".join(arguments.split())
     return text if len(text) <= CHIP_ARGUMENT_CHARS else text[: CHIP_ARGUMENT_CHARS - 1] + "…"
+
+
+def _label_format(*, bold: bool = False, italic: bool = False) -> QTextCharFormat:
+    label = QTextCharFormat()
+    label.setForeground(QColor(LABEL_COLOUR))
+    if bold:
+        label.setFontWeight(QFont.Weight.DemiBold)
+    label.setFontItalic(italic)
+    return label
+
+
+def _one_block(text: str) -> str:
+    """Line breaks as line separators, so a message stays one block (and one paragraph on screen)."""
+    return text.replace("\r\n", "\n").replace("\n", "\u2028")
 
 
 def chip_html(chip: ToolChip) -> str:
@@ -404,17 +421,24 @@ class ChatView(QTextBrowser):
         if not self.document().isEmpty():
             spaced.setTopMargin(HEADER_SPACING_PX)
         cursor = self._cursor_at_end(spaced)
-        cursor.insertHtml(f'<span style="font-weight:600; color:#7a7f87">{html.escape(who)}</span>')
+        cursor.insertText(who, _label_format(bold=True))
 
     def _markdown(self, text: str) -> None:
         if text.strip():
             append_markdown(self.document(), text)
 
     def _notice(self, text: str) -> None:
-        self._cursor_at_end().insertHtml(f'<span style="font-style:italic; color:#7a7f87">{html.escape(text)}</span>')
+        self._cursor_at_end().insertText(_one_block(text), _label_format(italic=True))
 
     def _error_block(self, text: str) -> None:
-        self._cursor_at_end().insertHtml(f'<span style="color:#c0392b"><b>Error:</b> {html.escape(text)}</span>')
+        # errors quote providers and servers: inserted as text, never as HTML
+        cursor = self._cursor_at_end()
+        error = QTextCharFormat()
+        error.setForeground(QColor(ERROR_COLOUR))
+        bold = QTextCharFormat(error)
+        bold.setFontWeight(QFont.Weight.Bold)
+        cursor.insertText("Error:", bold)
+        cursor.insertText(" " + _one_block(text), error)
 
     def _insert_chip(self, chip: ToolChip, before: QTextCursor | None = None) -> None:
         """Insert a chip at the end, or in a block of its own just above the chip anchored by ``before``."""
@@ -539,4 +563,4 @@ class ChatView(QTextBrowser):
         if self._frame.isActive():
             self._stick_to_bottom = self._at_bottom()
         if value <= TOP_THRESHOLD_PX and self._shown_from > 0 and not self._streaming:
-            QTimer.singleShot(0, self.load_older)
+            QTimer.singleShot(0, self, self.load_older)  # not after the view is gone
