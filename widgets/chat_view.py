@@ -20,6 +20,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
+    QFont,
     QGuiApplication,
     QMouseEvent,
     QPainter,
@@ -48,6 +49,9 @@ CHIP_RESULT_CHARS = 4_000  # characters of a result shown in an expanded chip
 WARM_UP_DELAY_MS = 50  # syntax lexers are built this long after the view is created, while the app is idle
 
 QUOTE_BAR_PX = 3  # width of the bar drawn left of a quote
+LABEL_COLOUR = "#7a7f87"  # "You" / "Assistant" and notices
+ERROR_COLOUR = "#c0392b"
+BAR_CHECK_EVERY = 8  # blocks walked between checks of whether the repainted band has ended
 
 
 @dataclass
@@ -85,6 +89,20 @@ def _short_arguments(arguments: str) -> str:
     else:
         text = " ".join(arguments.split())
     return text if len(text) <= CHIP_ARGUMENT_CHARS else text[: CHIP_ARGUMENT_CHARS - 1] + "…"
+
+
+def _label_format(*, bold: bool = False, italic: bool = False) -> QTextCharFormat:
+    label = QTextCharFormat()
+    label.setForeground(QColor(LABEL_COLOUR))
+    if bold:
+        label.setFontWeight(QFont.Weight.DemiBold)
+    label.setFontItalic(italic)
+    return label
+
+
+def _one_block(text: str) -> str:
+    """Line breaks as line separators, so a message stays one block (and one paragraph on screen)."""
+    return text.replace("\r\n", "\n").replace("\n", "\u2028")
 
 
 def chip_html(chip: ToolChip) -> str:
@@ -132,6 +150,7 @@ class ChatView(QTextBrowser):
         self._stick_to_bottom = True
         self._font_points: int | None = None
         self._click_position: int | None = None  # where the last mouse click landed, for a code block's Copy
+        self._bars_from = 0  # the block the last quote-bar paint started at
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         QTimer.singleShot(WARM_UP_DELAY_MS, warm_up)
 
@@ -402,17 +421,24 @@ class ChatView(QTextBrowser):
         if not self.document().isEmpty():
             spaced.setTopMargin(HEADER_SPACING_PX)
         cursor = self._cursor_at_end(spaced)
-        cursor.insertHtml(f'<span style="font-weight:600; color:#7a7f87">{html.escape(who)}</span>')
+        cursor.insertText(who, _label_format(bold=True))
 
     def _markdown(self, text: str) -> None:
         if text.strip():
             append_markdown(self.document(), text)
 
     def _notice(self, text: str) -> None:
-        self._cursor_at_end().insertHtml(f'<span style="font-style:italic; color:#7a7f87">{html.escape(text)}</span>')
+        self._cursor_at_end().insertText(_one_block(text), _label_format(italic=True))
 
     def _error_block(self, text: str) -> None:
-        self._cursor_at_end().insertHtml(f'<span style="color:#c0392b"><b>Error:</b> {html.escape(text)}</span>')
+        # errors quote providers and servers: inserted as text, never as HTML
+        cursor = self._cursor_at_end()
+        error = QTextCharFormat()
+        error.setForeground(QColor(ERROR_COLOUR))
+        bold = QTextCharFormat(error)
+        bold.setFontWeight(QFont.Weight.Bold)
+        cursor.insertText("Error:", bold)
+        cursor.insertText(" " + _one_block(text), error)
 
     def _insert_chip(self, chip: ToolChip, before: QTextCursor | None = None) -> None:
         """Insert a chip at the end, or in a block of its own just above the chip anchored by ``before``."""
@@ -473,33 +499,49 @@ class ChatView(QTextBrowser):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
-        self._paint_quote_bars()
+        self._paint_quote_bars(event.rect().top(), event.rect().bottom())
 
-    def _paint_quote_bars(self) -> None:
-        """A bar left of each quote level, for the blocks on screen (the document has no left borders)."""
-        viewport = self.viewport()
-        first = self.cursorForPosition(viewport.rect().topLeft()).block()
-        last = self.cursorForPosition(viewport.rect().bottomLeft()).block()
-        if not first.isValid():
+    def _paint_quote_bars(self, top_px: int, bottom_px: int) -> None:
+        """A bar left of each quote level, for the blocks in the repainted band of the viewport (Qt draws no
+        left borders); only when the document has quotes at all."""
+        document = self.document()
+        if not getattr(document, "has_quotes", False):
             return
-        layout = self.document().documentLayout()
-        dx, dy = -self.horizontalScrollBar().value(), -self.verticalScrollBar().value()
-        margin = self.document().documentMargin()
+        layout = document.documentLayout()
+        scrolled = self.verticalScrollBar().value()
+        top, bottom = scrolled + top_px, scrolled + bottom_px
+        # The first block that ends below the band's top, walked to from where the last paint started: the view
+        # moves a few blocks between paints, and finding a block by number or by point costs tens of microseconds.
+        block = document.findBlockByNumber(min(self._bars_from, document.blockCount() - 1))
+        while block.next().isValid() and layout.blockBoundingRect(block).bottom() < top:
+            block = block.next()
+        while block.previous().isValid() and layout.blockBoundingRect(block.previous()).bottom() >= top:
+            block = block.previous()
+        self._bars_from = block.blockNumber()
+        dx = document.documentMargin() - self.horizontalScrollBar().value()
         painter: QPainter | None = None
-        block = first
+        bars_of: dict[int, str] = document.quote_bars_by_format  # type: ignore[attr-defined]
+        walked = 0
         while block.isValid():
-            bars = block.blockFormat().stringProperty(QUOTE_BARS)
-            if bars:
-                if painter is None:
-                    painter = QPainter(viewport)
-                    painter.setPen(Qt.PenStyle.NoPen)
-                    painter.setBrush(QColor(colors_of(self.document()).quote_bar))
-                rect = layout.blockBoundingRect(block)
-                for x in bars.split(","):
-                    painter.drawRect(int(margin + int(x) + dx), int(rect.top() + dy), QUOTE_BAR_PX,
-                                     int(rect.height()) + 1)
-            if block == last:
+            walked += 1
+            # where the band ends is checked every few blocks only (each geometry query costs microseconds)
+            if walked % BAR_CHECK_EVERY == 0 and layout.blockBoundingRect(block).top() > bottom:
                 break
+            index = block.blockFormatIndex()  # an int: far cheaper than copying the format for every block
+            bars = bars_of.get(index)
+            if bars is None:
+                bars = bars_of[index] = block.blockFormat().stringProperty(QUOTE_BARS)
+            if bars:
+                rect = layout.blockBoundingRect(block)
+                if rect.top() > bottom:
+                    break
+                if painter is None:
+                    painter = QPainter(self.viewport())
+                    painter.setPen(Qt.PenStyle.NoPen)
+                    painter.setBrush(QColor(colors_of(document).quote_bar))
+                for x in bars.split(","):
+                    painter.drawRect(int(dx + int(x)), int(rect.top() - scrolled), QUOTE_BAR_PX,
+                                     int(rect.height()) + 1)
             block = block.next()
         if painter is not None:
             painter.end()
@@ -521,4 +563,4 @@ class ChatView(QTextBrowser):
         if self._frame.isActive():
             self._stick_to_bottom = self._at_bottom()
         if value <= TOP_THRESHOLD_PX and self._shown_from > 0 and not self._streaming:
-            QTimer.singleShot(0, self.load_older)
+            QTimer.singleShot(0, self, self.load_older)  # not after the view is gone

@@ -24,11 +24,22 @@ if TYPE_CHECKING:
     from pygments.lexer import Lexer
 
 
+@lru_cache(maxsize=1)
+def _builtin_aliases() -> frozenset[str]:
+    from pygments.lexers._mapping import LEXERS
+
+    return frozenset(alias for entry in LEXERS.values() for alias in entry[2])
+
+
 @lru_cache(maxsize=64)
 def _lexer(language: str) -> Lexer | None:
     from pygments.lexers import get_lexer_by_name  # imported on first use: Pygments is slow to import
     from pygments.util import ClassNotFound
 
+    if language not in _builtin_aliases():
+        # An unknown name (a half-streamed "```pyt", "mermaid") would make Pygments scan installed plugins,
+        # which imports importlib.metadata: a 100+ ms stall in the middle of a stream.
+        return None
     try:
         return get_lexer_by_name(language, stripnl=False, ensurenl=False)
     except ClassNotFound:

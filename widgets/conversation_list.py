@@ -62,11 +62,13 @@ RENAME_DIALOG_MIN_WIDTH_PX = 320  # the title field; it makes the dialog wide en
 
 
 def delete_confirmation(parent: QWidget | None, title: str) -> QMessageBox:
-    """The delete question: Qt's own dialog (so it follows the app's theme), No by default."""
+    """The delete question: Qt's own dialog (so it follows the app's theme), No by default, and plain text (a title
+    like ``<img src=...>`` would otherwise be read as HTML)."""
     box = QMessageBox(QMessageBox.Icon.Question, "Delete conversation",
                       f"Delete “{title}” and everything in it? This cannot be undone.",
                       QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, parent)
     box.setOption(QMessageBox.Option.DontUseNativeDialog, True)
+    box.setTextFormat(Qt.TextFormat.PlainText)
     box.setDefaultButton(QMessageBox.StandardButton.No)
     box.setEscapeButton(QMessageBox.StandardButton.No)
     return box

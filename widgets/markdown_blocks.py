@@ -194,8 +194,3 @@ def _content_indent(line: str, marker_end: int) -> int:
     rest = line[marker_end:]
     spaces = len(rest) - len(rest.lstrip(" "))
     return marker_end + (1 if spaces == 0 or spaces > 4 or not rest.strip() else spaces)
-
-
-def may_contain_table(text: str) -> bool:
-    """True when some line looks like a table's delimiter row (``|---|---|``)."""
-    return "|" in text and any(_TABLE_DELIMITER.match(line) and "-" in line for line in text.splitlines())

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -93,6 +94,7 @@ def colors_of(document: QTextDocument) -> AnswerColors:
     return colors if isinstance(colors, AnswerColors) else LIGHT
 
 
+@lru_cache(maxsize=1)
 def _fixed_family() -> str:
     return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
 
@@ -130,6 +132,12 @@ def start_block(document: QTextDocument, block_format: QTextBlockFormat,
     return cursor
 
 
+FORMAT_CACHE_SIZE = 4_096
+_CHAR_FORMATS: dict[tuple[AnswerColors, str], dict[tuple[Any, ...], QTextCharFormat]] = {}
+_BLOCK_FORMATS: dict[AnswerColors, dict[tuple[Any, ...], QTextBlockFormat]] = {}
+_MARKER_WIDTHS: dict[str, dict[str, float]] = {}
+
+
 class _Builder:
     """Turns tokens into blocks at the end of one document. One instance per append."""
 
@@ -140,7 +148,7 @@ class _Builder:
         self.cursor.movePosition(QTextCursor.MoveOperation.End)
         self.free = ends_free(document)
         self.fixed_family = _fixed_family()
-        self.metrics = QFontMetricsF(document.defaultFont())
+        self.font = document.defaultFont()
         # block containers: ("quote", 0) or ("list", next number or None); margin is their total indent
         self.containers: list[list[Any]] = []
         self.margin = 0
@@ -161,9 +169,10 @@ class _Builder:
         self.image_url = ""
         self.table: list[Token] | None = None
         self.table_depth = 0
-        self._char_cache: dict[tuple[Any, ...], QTextCharFormat] = {}
-        self._block_cache: dict[tuple[Any, ...], QTextBlockFormat] = {}
-        self._marker_width: dict[str, float] = {}
+        # Formats are values: made once per process and kept (appends during streaming are many and small).
+        self._char_cache = _CHAR_FORMATS.setdefault((self.colors, self.fixed_family), {})
+        self._block_cache = _BLOCK_FORMATS.setdefault(self.colors, {})
+        self._marker_width = _MARKER_WIDTHS.setdefault(self.font.key(), {})
 
     # --- formats --------------------------------------------------------------------------------------------
     def char_format(self, code: bool = False) -> QTextCharFormat:
@@ -190,6 +199,8 @@ class _Builder:
             fmt.setFontUnderline(True)
         if self.heading:
             fmt.setProperty(QTextFormat.Property.FontSizeAdjustment, HEADING_SIZE.get(self.heading, 0))
+        if len(self._char_cache) > FORMAT_CACHE_SIZE:  # link targets make new keys: keep the cache bounded
+            self._char_cache.clear()
         self._char_cache[key] = fmt
         return fmt
 
@@ -232,12 +243,15 @@ class _Builder:
             fmt.setProperty(QTextFormat.Property.BlockTrailingHorizontalRulerWidth,
                             QTextLength(QTextLength.Type.PercentageLength, 100))
             fmt.setBottomMargin(PARAGRAPH_SPACING_PX)
+        if len(self._block_cache) > FORMAT_CACHE_SIZE:
+            self._block_cache.clear()
         self._block_cache[key] = fmt
         return fmt
 
     # --- blocks ---------------------------------------------------------------------------------------------
     def new_block(self, block_format: QTextBlockFormat, char_format: QTextCharFormat | None = None) -> None:
         char_format = char_format or QTextCharFormat()
+        self.after_display = False
         if self.free:
             self.cursor.setBlockFormat(block_format)
             self.cursor.setBlockCharFormat(char_format)
@@ -294,6 +308,7 @@ class _Builder:
 
     def push_container(self, kind: str, value: Any) -> None:
         if kind == "quote":
+            self.document.has_quotes = True  # type: ignore[attr-defined]  # the view paints bars only then
             self.quote_bars.append(self.margin)
         else:
             self.list_depth += 1
@@ -322,7 +337,7 @@ class _Builder:
             current[1] += 1
         width = self._marker_width.get(marker)
         if width is None:
-            width = self._marker_width[marker] = self.metrics.horizontalAdvance(marker)
+            width = self._marker_width[marker] = QFontMetricsF(self.font).horizontalAdvance(marker)
         self.new_block(self.block_format("item", None, width))
         self.cursor.insertText(marker, self.plain)
         self.item_open = True

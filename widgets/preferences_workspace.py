@@ -80,6 +80,7 @@ class WorkspaceTab(QWidget):
         self.approval.setCurrentIndex(self.approval.findData(self._initial))
 
         self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # it names folders: shown literally, never as HTML
         self.status.setObjectName("paneStatus")
         self.status.setWordWrap(True)
         self.status.setAccessibleName("Workspace status")

@@ -34,6 +34,13 @@ class SafeDocument(QTextDocument):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.refused = 0  # resources asked for and refused (counted so tests can check, not assume)
+        self.has_quotes = False  # set by the answer builder; the chat view paints quote bars only then
+        self.quote_bars_by_format: dict[int, str] = {}  # the chat view's cache: block format index -> its bars
+
+    def clear(self) -> None:
+        super().clear()  # formats are collected anew: their indexes mean something else afterwards
+        self.has_quotes = False
+        self.quote_bars_by_format = {}
 
     def loadResource(self, kind: int, name: QUrl) -> Any:
         self.refused += 1

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from PySide6.QtCore import Qt
 
 from tests.support.socket_canary import SocketCanary
 from widgets.chat_view import ChatMessage, ChatView
@@ -209,3 +210,12 @@ def test_outside_text_in_labels_is_shown_literally(qtbot):
     label = error_label()
     label.setText(hostile)
     assert label.textFormat().name == "PlainText"
+
+
+def test_the_delete_question_shows_a_hostile_title_as_text(qtbot):
+    from widgets.conversation_list import delete_confirmation
+
+    box = delete_confirmation(None, '<img src="/dev/zero">')
+    qtbot.addWidget(box)
+    assert box.textFormat() == Qt.TextFormat.PlainText
+    assert '<img src="/dev/zero">' in box.text()
