@@ -50,13 +50,16 @@ def _move_aside(path: Path) -> Path | None:
 def load_settings(path: Path) -> LoadedSettings:
     """The settings in ``path``; defaults when it does not exist. Never raises for a bad or unreadable file."""
     try:
-        raw = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         return LoadedSettings(Settings())
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = describe_os_error(exc) if isinstance(exc, OSError) else "it is not UTF-8 text"
-        return LoadedSettings(Settings(), problem=f"could not read the settings file {path} ({reason}); "
-                                                  "using default settings")
+    except OSError as exc:
+        return LoadedSettings(Settings(), problem=f"could not read the settings file {path} "
+                                                  f"({describe_os_error(exc)}); using default settings")
+    try:
+        raw = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return _invalid(path, "it is not UTF-8 text")
     try:
         settings = Settings.model_validate_json(raw)
     except ValidationError as exc:
@@ -65,12 +68,16 @@ def load_settings(path: Path) -> LoadedSettings:
             json.loads(raw)
         except ValueError:
             is_json = False
-        what = describe_validation_error(exc) if is_json else "it is not valid JSON"
-        backup = _move_aside(path)
-        kept = f"the file was moved to {backup}" if backup else "the file was left in place"
-        return LoadedSettings(Settings(), problem=f"the settings file {path} is invalid: {what}; {kept} and "
-                                                  "default settings are used", backup=backup)
+        return _invalid(path, describe_validation_error(exc) if is_json else "it is not valid JSON")
     return LoadedSettings(settings)
+
+
+def _invalid(path: Path, what: str) -> LoadedSettings:
+    """Defaults, with the file moved aside so that the next save cannot overwrite what the user wrote."""
+    backup = _move_aside(path)
+    kept = f"the file was moved to {backup}" if backup else "the file was left in place"
+    return LoadedSettings(Settings(), problem=f"the settings file {path} is invalid: {what}; {kept} and "
+                                              "default settings are used", backup=backup)
 
 
 def settings_json(settings: Settings) -> str:
