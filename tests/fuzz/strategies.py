@@ -56,12 +56,33 @@ def _replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
     return [(_replaced(v, rest, new) if i == head else v) for i, v in enumerate(value)]
 
 
+def _lookup(value: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        value = value[part]
+    return value
+
+
+def _same_kind(value: Any) -> st.SearchStrategy[Any]:
+    """Another value of the same JSON type, so that validation passes and the value reaches what is behind it."""
+    if isinstance(value, bool) or value is None:
+        return st.just(value)
+    if isinstance(value, int):
+        return st.integers(min_value=-(2**64), max_value=2**64)
+    if isinstance(value, float):
+        return st.floats()
+    if isinstance(value, str):
+        return hostile_text
+    return st.just(value)
+
+
 @st.composite
-def mutated(draw: st.DrawFn, document: Any, replacements: st.SearchStrategy[Any] = json_values) -> Any:
-    """``document`` with one to three of its values (at any depth, the whole included) replaced."""
+def mutated(draw: st.DrawFn, document: Any, replacements: st.SearchStrategy[Any] | None = json_values) -> Any:
+    """``document`` with one to three of its values (at any depth, the whole included) replaced: by
+    ``replacements``, or (None) by other values of the same type in the leaves."""
     for _ in range(draw(st.integers(min_value=1, max_value=3))):
         path = draw(st.sampled_from(_paths(document)))
-        document = _replaced(document, path, draw(replacements))
+        new = draw(_same_kind(_lookup(document, path)) if replacements is None else replacements)
+        document = _replaced(document, path, new)
     return document
 
 

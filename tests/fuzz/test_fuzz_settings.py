@@ -29,6 +29,7 @@ file_contents = st.one_of(
     st.binary(max_size=200),
     json_values.map(encode_json).map(str.encode),
     mutated(RICH).map(encode_json).map(str.encode),
+    mutated(RICH, None).map(encode_json).map(str.encode),
     damaged_bytes(RICH_TEXT),
 )
 
