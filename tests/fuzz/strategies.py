@@ -22,6 +22,7 @@ hostile_text = st.one_of(
 
 json_scalars = st.one_of(
     st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+    st.sampled_from([10**400, -(10**400), 2**63, -(2**63) - 1]),  # past a float and past SQLite's integers
     st.floats(allow_nan=False, allow_infinity=False), hostile_text,
 )
 json_values: st.SearchStrategy[Any] = st.recursive(
