@@ -72,16 +72,28 @@ def _title(document: Document, tree: lxml.html.HtmlElement | None) -> str | None
     return None
 
 
+def _parse(markup: bytes, url: str, charset: str | None) -> lxml.html.HtmlElement | None:
+    """The page's tree; a charset Python knows but libxml2 does not is decoded here instead."""
+    try:
+        parser = lxml.html.HTMLParser(encoding=charset) if charset else None
+    except LookupError:
+        parser, markup_text = None, markup.decode(charset or "utf-8", errors="replace")
+        try:
+            return lxml.html.document_fromstring(markup_text, base_url=url)
+        except _PARSE_ERRORS:
+            return None
+    try:
+        return lxml.html.document_fromstring(markup, parser=parser, base_url=url)
+    except _PARSE_ERRORS:
+        return None
+
+
 def extract_html(markup: bytes, url: str, charset: str | None = None) -> ExtractedPage:
     """The main content of an HTML or XHTML page as Markdown, with the page title.
 
     Without ``charset`` (from the Content-Type header) lxml follows the page's own ``<meta charset>``.
     """
-    parser = lxml.html.HTMLParser(encoding=charset) if charset else None
-    try:
-        tree: lxml.html.HtmlElement | None = lxml.html.document_fromstring(markup, parser=parser, base_url=url)
-    except _PARSE_ERRORS:
-        tree = None
+    tree = _parse(markup, url, charset)
     if tree is None:
         return ExtractedPage(title=None, text="")
     tree.make_links_absolute(url, resolve_base_href=True, handle_failures="discard")
