@@ -84,6 +84,10 @@ def merge_reasoning_details(records: list[dict[str, Any]]) -> list[dict[str, Any
     return merged
 
 
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 class ResponseAccumulator:
     """Assembles one model response from deltas."""
 
@@ -103,8 +107,8 @@ class ResponseAccumulator:
 
     # --- metadata -----------------------------------------------------------------------------------
     def meta(self, response_id: str | None = None, model: str | None = None) -> list[ProviderEvent]:
-        self.response_id = self.response_id or response_id
-        self.model = self.model or model
+        self.response_id = self.response_id or _text_or_none(response_id)
+        self.model = self.model or _text_or_none(model)
         if self._started:
             return []
         self._started = True
@@ -181,6 +185,9 @@ class ResponseAccumulator:
         arguments: str | None = None,
         opaque: dict[str, Any] | None = None,
     ) -> list[ProviderEvent]:
+        # Values straight from a provider's JSON: a field of the wrong type counts as absent.
+        index = index if isinstance(index, int) and not isinstance(index, bool) else None
+        id, name, arguments = _text_or_none(id), _text_or_none(name), _text_or_none(arguments)
         call = self._find_call(index, id)
         events: list[ProviderEvent] = []
         if call is None:

@@ -13,17 +13,9 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-REPLACEMENT = "\ufffd"
+from orchestration.unicode_text import replace_lone_surrogates as storable
 
-
-def storable(text: str) -> str:
-    """``text`` with each lone surrogate replaced by U+FFFD (a high and low surrogate in a row become the one
-    character they encode)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return text
+__all__ = ["SafeTextConnection", "storable", "storable_parameters"]
 
 
 def _storable_value(value: Any) -> Any:

@@ -76,13 +76,36 @@ def _same_kind(value: Any) -> st.SearchStrategy[Any]:
     return st.just(value)
 
 
+WRONG_TYPES: dict[type, st.SearchStrategy[Any]] = {
+    str: st.sampled_from([5, -1, 1.5, True, None, [], {}, ["a"], {"text": "a"}]),
+    int: st.sampled_from(["5", "", None, 1.5, 10**400, [], {}, True]),
+    float: st.sampled_from(["1.5", None, 10**400, [], {}]),
+    bool: st.sampled_from(["true", 1, 0, None, [], {}]),
+    list: st.sampled_from([{}, "a", 5, None, [None], [5], [[]], [""]]),
+    dict: st.sampled_from([[], "a", 5, None, True, {"": None}]),
+}
+
+
+def _wrong_kind(value: Any) -> st.SearchStrategy[Any]:
+    """A value of another JSON type than ``value``'s, as a confused or hostile server sends."""
+    return WRONG_TYPES.get(type(value), st.sampled_from(["a", 5, [], {}]))
+
+
 @st.composite
-def mutated(draw: st.DrawFn, document: Any, replacements: st.SearchStrategy[Any] | None = json_values) -> Any:
+def mutated(draw: st.DrawFn, document: Any, replacements: st.SearchStrategy[Any] | str | None = json_values) -> Any:
     """``document`` with one to three of its values (at any depth, the whole included) replaced: by
-    ``replacements``, or (None) by other values of the same type in the leaves."""
+    ``replacements``; by other values of the same type (None), so validation passes; or by values of another
+    type ("wrong type"), the way a provider's JSON goes wrong field by field."""
     for _ in range(draw(st.integers(min_value=1, max_value=3))):
         path = draw(st.sampled_from(_paths(document)))
-        new = draw(_same_kind(_lookup(document, path)) if replacements is None else replacements)
+        old = _lookup(document, path)
+        if replacements is None:
+            new = draw(_same_kind(old))
+        elif replacements == "wrong type":
+            new = draw(_wrong_kind(old))
+        else:
+            assert not isinstance(replacements, str)
+            new = draw(replacements)
         document = _replaced(document, path, new)
     return document
 
