@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+# The largest token count read; anything larger (or negative, or not a whole number) is not a count.
+MAX_COUNT = 2**53
+
 
 def text(obj: Any, key: str) -> str | None:
     """``obj[key]`` when ``obj`` is an object and the value is a string."""
@@ -17,27 +20,18 @@ def text(obj: Any, key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def integer(obj: Any, key: str) -> int | None:
-    """``obj[key]`` when it is an integer (not a boolean)."""
+def count(obj: Any, key: str) -> int | None:
+    """``obj[key]`` when it is a whole number from 0 to MAX_COUNT (a provider may write 12.0)."""
     value = obj.get(key) if isinstance(obj, dict) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not value.is_integer():
+        return None
+    number = int(value)
+    return number if 0 <= number <= MAX_COUNT else None
 
 
 def mapping(obj: Any, key: str) -> dict[str, Any]:
     """``obj[key]`` when it is an object, else an empty one."""
     value = obj.get(key) if isinstance(obj, dict) else None
     return value if isinstance(value, dict) else {}
-
-
-def items(obj: Any, key: str) -> list[Any]:
-    """``obj[key]`` when it is an array, else an empty one."""
-    value = obj.get(key) if isinstance(obj, dict) else None
-    return value if isinstance(value, list) else []
-
-
-def as_text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def as_index(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -51,7 +51,7 @@ def _last_user_message() -> str:
         return history.db.execute("SELECT content FROM messages WHERE role = 'user' ORDER BY id DESC").fetchone()[0]
 
 
-@budget(0.05, deadline=timedelta(seconds=60))
+@budget(0.02, minimum=2, deadline=timedelta(seconds=60))
 @given(prompts, st.booleans(), st.sampled_from(STDIN_MODES))
 @example(b"caf\xe9 au lait", True, {})
 @example(b"caf\xe9 au lait", False, {})

@@ -172,8 +172,28 @@ def _wrong_typed_frame(kind: str) -> st.SearchStrategy[tuple[str, int, Any]]:
 @example(case=("ollama", 0, {"message": {"content": 5, "tool_calls": {}}, "done": "yes"}))
 @example(case=("openai-responses", 1, {"type": "response.output_text.delta", "delta": 5}))
 @example(case=("cohere", 1, {"type": "content-delta", "delta": {"message": {"content": 5}}}))
+@example(case=("openai", 1, {"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": 5,
+                                          "native_finish_reason": []}]}))
+@example(case=("openai", 1, {"choices": [], "usage": {"prompt_tokens": "5", "completion_tokens_details": 5}}))
+@example(case=("openai", 1, {"choices": [{"index": 0, "delta": {}, "finish_reason": ["stop"]}]}))
+@example(case=("openai", 1, {"choices": [], "usage": {"prompt_tokens": 10**400, "completion_tokens": -3}}))
+@example(case=("ollama", 0, {"message": {"content": "hi"}, "done": True, "done_reason": 5,
+                             "prompt_eval_count": "x"}))
+@example(case=("anthropic", 0, {"type": "message_start", "message": {"id": 5, "model": [],
+                                                                      "usage": {"input_tokens": "a"}}}))
+@example(case=("gemini", 0, {"candidates": [{"content": {"parts": [{"text": "hi"}]}, "finishReason": 5}],
+                             "usageMetadata": {"promptTokenCount": "x"}, "responseId": 5}))
+@example(case=("cohere", 0, {"type": "message-end", "delta": {"finish_reason": ["ERROR"],
+                                                               "usage": {"tokens": {"input_tokens": "x"}}}}))
+@example(case=("openai-responses", 0, {"type": "response.completed", "response": {
+    "id": 5, "status": "incomplete", "usage": {"input_tokens": "x", "output_tokens_details": 5},
+    "incomplete_details": 5}}))
+@example(case=("anthropic", 0, {"type": "content_block_delta", "index": 0,
+                                "delta": {"type": "signature_delta", "signature": 5}}))
+@example(case=("anthropic", 0, {"type": "content_block_start", "index": 0,
+                                "content_block": {"type": "thinking", "thinking": 5, "signature": ""}}))
 @given(case=st.sampled_from(sorted(SEEDS)).flatmap(_wrong_typed_frame))
-@budget(0.6)
+@budget(0.3)
 def test_wrong_typed_fields_in_one_frame_are_a_provider_error(server, history, case) -> None:
     kind, position, frame = case
     form, seed = SEEDS[kind]

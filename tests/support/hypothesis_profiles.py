@@ -39,6 +39,7 @@ def load_profile() -> str:
     return name
 
 
-def budget(fraction: float, *, deadline: timedelta | None = EXAMPLE_DEADLINE) -> settings:
-    """Settings for a test whose examples are expensive: ``fraction`` of the profile's examples (at least 5)."""
-    return settings(max_examples=max(5, int(settings.default.max_examples * fraction)), deadline=deadline)
+def budget(fraction: float, *, minimum: int = 5, deadline: timedelta | None = EXAMPLE_DEADLINE) -> settings:
+    """Settings for a test whose examples are expensive: ``fraction`` of the profile's examples (at least
+    ``minimum``)."""
+    return settings(max_examples=max(minimum, int(settings.default.max_examples * fraction)), deadline=deadline)
