@@ -15,6 +15,8 @@ test: bootstrap
 lint: bootstrap
 	.venv/bin/ruff check .
 
-# Screenshots of the real window under Xvfb (docs/screenshots/); needs xvfb (bootstrap installs it as root).
+# Screenshots of the real window under Xvfb (docs/screenshots/), with a private Secret Service so the window
+# sees a real keyring; needs xvfb, dbus-run-session and gnome-keyring (bootstrap installs them as root).
 screenshots: bootstrap
-	QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python scripts/screenshots.py
+	QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1400x900x24" \
+		scripts/with_secret_service.sh .venv/bin/python scripts/screenshots.py

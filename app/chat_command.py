@@ -199,6 +199,8 @@ def _chat(args: argparse.Namespace, runner: asyncio.Runner, registry: ToolRegist
     limits = settings.limits
     if args.max_iterations is not None:
         limits = limits.model_copy(update={"max_iterations": args.max_iterations})
+    if args.call_timeout is not None:
+        limits = limits.model_copy(update={"model_call_timeout": args.call_timeout})
     loop = RunLoop(adapter, registry, _fan_out(_redacting(printer, secrets), recorder), limits=limits,
                    approver=approver_for(args, settings))
     try:

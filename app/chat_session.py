@@ -12,22 +12,33 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
+from app.conversation_files import (
+    choose_export_file,
+    choose_import_file,
+    documents_folder,
+    suggested_path,
+    write_export,
+)
 from app.errors import EnvironmentProblem
 from app.history_view import chat_messages
+from app.provider_check import draft_config, model_names, trial_reply
 from app.provider_setup import key_required, provider_config
 from app.run_controller import RunController
 from app.secrets import SecretStoreError
 from app.secrets.names import provider_entry
+from app.secrets.probe import backend_display_name
 from app.secrets.store import SecretStore
 from app.settings import ProviderSettings, Settings
 from app.settings.store import save_settings
 from app.storage import History, StorageError
+from app.storage.exchange import import_conversation, read_export
 from app.storage.history import title_from_text
 from app.storage.replay import conversation_messages
 from app.storage.run_recorder import RunRecorder
@@ -37,6 +48,7 @@ from app.window_approver import WindowApprover
 from orchestration.loop import RunRequest
 from orchestration.messages import Message, UserMessage
 from orchestration.providers import adapter_for
+from orchestration.providers.config import ProviderConfig
 from orchestration.providers.discovery import discover_local_servers
 from orchestration.providers.models import list_models
 from orchestration.run_trace import RunSummary, RunTrace
@@ -50,6 +62,7 @@ from widgets.main_window import MainWindow
 from widgets.preferences_dialog import PreferencesDialog
 from widgets.preferences_keys import KeyActions
 from widgets.preferences_mcp import McpHooks
+from widgets.search_snippet import MARK_END, MARK_START
 from widgets.theme import ThemeController
 
 log = logging.getLogger(__name__)
@@ -60,8 +73,21 @@ QUIT_RUN_WAIT_S = 5.0  # on quit, how long a stopped run may take to save its pa
 ExportPathChooser = Callable[[str], str | None]
 
 
+def export_start_path(filename: str) -> str:
+    """Where a save dialog starts: ``filename`` in the user's Documents folder, never the program's working folder."""
+    return str(documents_folder() / filename)
+
+
+def parley_version() -> str:
+    try:
+        return metadata.version("parley")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return ""
+
+
 def choose_export_path(suggested: str) -> str | None:
-    path, _ = QFileDialog.getSaveFileName(None, "Export the run as JSON", suggested, "JSON (*.json)")
+    path, _ = QFileDialog.getSaveFileName(None, "Export the run as JSON", export_start_path(suggested),
+                                          "JSON (*.json)")
     return path or None
 
 
@@ -128,12 +154,21 @@ class ChatSession(QObject):
         w.inspector.run_selected.connect(self.show_run)
         w.inspector.export_requested.connect(self.export_run)
         w.inspector_shown.connect(self.refresh_runs)
+        self.choose_conversation_file: Callable[[Path, str], str | None] = \
+            lambda suggested, fmt: choose_export_file(self.window, suggested, fmt)
+        self.choose_import_file: Callable[[], str | None] = lambda: choose_import_file(self.window)
+        self._import_task: asyncio.Task[None] | None = None
+        w.menus.export_requested.connect(self.export_conversation)
+        w.menus.import_requested.connect(self.import_file)
+        w.menus.theme_requested.connect(self.set_theme)
+        w.menus.version = parley_version()
+        w.menus.set_theme(settings.ui.theme)
         if storage_problem:
             w.show_error_in_chat(storage_problem)
         self.refresh_providers()
         self.refresh_conversations()
         self.start_mcp()
-        self.window.chat_view.set_font_size(self.settings.ui.font_size)
+        self._apply_appearance(self.settings)
 
     # --- providers ----------------------------------------------------------------------------------
     def refresh_providers(self) -> None:
@@ -150,7 +185,7 @@ class ChatSession(QObject):
         self._update_status()
 
     def _background(self) -> list[asyncio.Future[Any]]:
-        return [t for t in (self._discovery, self._mcp_reconnect, *self._mcp_server_reconnects)
+        return [t for t in (self._discovery, self._mcp_reconnect, self._import_task, *self._mcp_server_reconnects)
                 if t is not None and not t.done()]
 
     def quitting(self) -> None:
@@ -189,12 +224,26 @@ class ChatSession(QObject):
             servers = []
         self.window.welcome.set_servers([(s.title, s.preset, s.base_url) for s in servers])
 
-    def add_provider(self, preset: str = "", base_url: str = "") -> NewProvider | None:
+    def add_provider(self, preset: str = "", base_url: str = "") -> AddProviderDialog:
+        """Show the dialog (window-modal, not blocking the loop, so "List models" and "Test" run); OK adds it."""
         dialog = self.dialog_factory(self.window, preset=preset, base_url=base_url,
-                                     taken_ids={p.id for p in self.settings.providers})
-        if not dialog.exec():
-            return None
-        new = dialog.result_provider()
+                                     taken_ids={p.id for p in self.settings.providers},
+                                     list_models=self._draft_models, test_provider=self._draft_test)
+        dialog.accepted.connect(lambda: self._provider_added(dialog.result_provider()))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    async def _draft_models(self, new: NewProvider) -> list[str]:
+        return await model_names(self._draft_config(new))
+
+    async def _draft_test(self, new: NewProvider) -> str:
+        return await trial_reply(self._draft_config(new), new.model)
+
+    def _draft_config(self, new: NewProvider) -> ProviderConfig:
+        return draft_config(new.kind, new.preset, new.base_url, new.api_key, new.id)
+
+    def _provider_added(self, new: NewProvider) -> None:
         entry = ProviderSettings(id=new.id, kind=new.kind, preset=new.preset, base_url=new.base_url,
                                  default_model=new.model)
         self.settings.providers.append(entry)
@@ -210,8 +259,8 @@ class ChatSession(QObject):
             except EnvironmentProblem as problem:
                 self.secrets.store_for_session(provider_entry(new.id), new.api_key)
                 self.window.show_error_in_chat(f"{problem} The key is kept in memory for this session only.")
+        self.window.welcome.show_notice("")
         self.refresh_providers()
-        return new
 
     # --- preferences --------------------------------------------------------------------------------
     async def list_provider_models(self, entry: ProviderSettings, typed_key: str | None) -> list[str]:
@@ -229,7 +278,9 @@ class ChatSession(QObject):
         tools = [(tool.name, tool.description) for tool in every_tool]
         dialog = self.preferences_factory(self.window, settings=self.settings, keys=preference_keys(self.secrets),
                                           tools=tools, test_connection=self.list_provider_models,
-                                          mcp=self.mcp_hooks())
+                                          mcp=self.mcp_hooks(),
+                                          tool_defaults={tool.name: "ask" if tool.needs_approval else "allow"
+                                                         for tool in every_tool})
         dialog.accepted.connect(lambda: self.apply_preferences(
             dialog.result_settings(), provider_renames=dialog.providers.renames(),
             mcp_renames=dialog.mcp_servers.renames()))
@@ -259,11 +310,16 @@ class ChatSession(QObject):
         except EnvironmentProblem as problem:
             self.window.show_error_in_chat(f"{problem} The new preferences apply to this session only.")
         self.refresh_providers()
-        if self.theme is not None:
-            self.theme.set_mode(settings.ui.theme)
-        self.window.chat_view.set_font_size(settings.ui.font_size)
+        self._apply_appearance(settings)
         if mcp_changed:
             self._mcp_reconnect = asyncio.ensure_future(self.reconnect_mcp(settings.mcp_servers))
+
+    def _apply_appearance(self, settings: Settings) -> None:
+        """Theme, then chat font size: the one path for startup and for Preferences > OK."""
+        if self.theme is not None and self.theme.mode != settings.ui.theme:
+            self.theme.set_mode(settings.ui.theme)
+        self.window.chat_view.set_font_size(settings.ui.font_size)
+        self.window.menus.set_theme(settings.ui.theme)
 
     def _rename_provider(self, old: str, new: str) -> None:
         """Move a renamed provider's key to ``provider:<new>``; a failure is reported and the rename still applies
@@ -307,8 +363,8 @@ class ChatSession(QObject):
         provider_id, model = self.window.composer.current_model() or ("", "")
         entry = next((p for p in self.settings.providers if p.id == provider_id), None)
         if entry is None:
-            raise EnvironmentProblem("No provider is set up. Add one with “Add a provider…” (or "
-                                     "`parley providers add`).")
+            raise EnvironmentProblem("No provider is set up. Add one with “Add a provider…” below (or "
+                                     "`parley providers add` in a terminal), then send again.")
         model = model or entry.default_model or ""
         if not model:
             raise EnvironmentProblem(f"Provider {entry.id} has no model chosen. Pick one in the model picker.")
@@ -326,7 +382,11 @@ class ChatSession(QObject):
             self._start_run(text)
         except EnvironmentProblem as problem:
             self.window.composer.restore_text(text)
-            self.window.show_error_in_chat(str(problem))
+            if not self.settings.providers and self.conversation_id is None:
+                self.window.welcome.show_notice(str(problem))  # the welcome, with its "Add a provider…", stays
+                self.window.show_welcome(True)
+            else:
+                self.window.show_error_in_chat(str(problem))
 
     def _start_run(self, text: str) -> None:
         entry, model = self._provider()
@@ -392,6 +452,7 @@ class ChatSession(QObject):
 
     # --- conversations ------------------------------------------------------------------------------
     def refresh_conversations(self) -> None:
+        self.window.menus.set_conversation_open(self.history is not None and self.conversation_id is not None)
         if self.history is None or self.window.conversations.searching:
             return
         try:
@@ -410,6 +471,7 @@ class ChatSession(QObject):
         self.window.forget_live_answer()
         self.refresh_runs()
         self.window.chat_view.set_messages([])
+        self.window.banner.show_stored(None, [])
         self.window.show_welcome(not self.settings.providers)
         self.window.composer.focus_input()
         self.refresh_conversations()
@@ -432,8 +494,21 @@ class ChatSession(QObject):
         self.window.show_welcome(False)
         self.window.forget_live_answer()
         self.window.chat_view.set_messages(chat_messages(records, visibility_of))
+        self._show_stored_warnings(conversation_id)
+        self.window.menus.set_conversation_open(True)
         self.refresh_runs()
         self.window.composer.focus_input()
+
+    def _show_stored_warnings(self, conversation_id: int) -> None:
+        """The banner shows the warnings of the conversation's last run again, until the user closes it."""
+        assert self.history is not None
+        try:
+            runs = self.history.runs(conversation_id)
+            warnings = self.history.run_warnings(runs[-1].id) if runs else []
+        except StorageError as problem:
+            self.window.show_error_in_chat(str(problem))
+            return
+        self.window.banner.show_stored(runs[-1].id if runs else None, warnings)
 
     def search(self, text: str) -> None:
         if self.history is None:
@@ -443,12 +518,17 @@ class ChatSession(QObject):
             self.refresh_conversations()
             return
         try:
-            hits = HistorySearch(self.history).search(text, limit=SEARCH_LIMIT, marks=("", ""))
+            hits = HistorySearch(self.history).search(text, limit=SEARCH_LIMIT, marks=(MARK_START, MARK_END))
         except (StorageError, ValueError) as problem:
             self.window.conversations.set_search_results([SearchHit(0, "Search problem", str(problem))])
             return
+        best: dict[int, Any] = {}  # one row per conversation: its best message match, else its title
+        for hit in hits:
+            if hit.conversation_id not in best or (best[hit.conversation_id].message_id is None
+                                                   and hit.message_id is not None):
+                best[hit.conversation_id] = hit
         self.window.conversations.set_search_results(
-            [SearchHit(h.conversation_id, h.conversation_title, h.snippet) for h in hits])
+            [SearchHit(h.conversation_id, h.conversation_title, h.snippet) for h in best.values()])
 
     def rename(self, conversation_id: int, title: str) -> None:
         self._change(lambda h: h.rename(conversation_id, title))
@@ -472,6 +552,63 @@ class ChatSession(QObject):
         except (StorageError, LookupError) as problem:
             self.window.show_error_in_chat(str(problem))
         self.refresh_conversations()
+
+    # --- File menu: export and import ----------------------------------------------------------------
+    def export_conversation(self, fmt: str) -> None:
+        """Export the open conversation (File > Export conversation) to a file the user picks."""
+        if self.history is None or self.conversation_id is None:
+            self.window.statusBar().showMessage("Open a conversation to export it.", 5000)
+            return
+        try:
+            title = self.history.conversation(self.conversation_id).title
+        except (StorageError, LookupError) as problem:
+            self.window.show_error_in_chat(str(problem))
+            return
+        path = self.choose_conversation_file(suggested_path(title, fmt), fmt)
+        if path is None:
+            return
+        try:
+            write_export(self.history, self.conversation_id, fmt, Path(path))
+        except (EnvironmentProblem, LookupError) as problem:
+            self.window.show_error_in_chat(f"The conversation could not be exported: {problem}.")
+            return
+        self.window.statusBar().showMessage(f"Exported the conversation to {path}.", 5000)
+
+    def import_file(self) -> asyncio.Task[None] | None:
+        """File > Import: read and check the file off the UI thread, add it as a new conversation, open it."""
+        if self.history is None:
+            self.window.show_error_in_chat("Conversations cannot be imported: the history database is not open.")
+            return None
+        path = self.choose_import_file()
+        if path is None:
+            return None
+        self._import_task = asyncio.ensure_future(self._import(Path(path)))
+        return self._import_task
+
+    async def _import(self, path: Path) -> None:
+        try:
+            document = await asyncio.to_thread(read_export, path)
+            if self.history is None:
+                return
+            conversation_id = import_conversation(self.history, document)
+        except EnvironmentProblem as problem:
+            self.window.show_error_in_chat(f"Not imported: {problem}.")
+            return
+        self.refresh_conversations()
+        self.open_conversation(conversation_id)
+        self.window.statusBar().showMessage(
+            f"Imported “{document.conversation.title}” ({len(document.messages)} messages).", 5000)
+
+    def set_theme(self, mode: str) -> None:
+        """View > Theme: applied at once and saved, as Preferences' appearance tab does."""
+        self.settings.ui.theme = mode  # type: ignore[assignment]
+        if self.theme is not None:
+            self.theme.set_mode(mode)
+        self.window.menus.set_theme(mode)
+        try:
+            save_settings(self.settings, self.settings_path)
+        except EnvironmentProblem as problem:
+            self.window.show_error_in_chat(f"{problem} The theme applies to this session only.")
 
     # --- inspector ----------------------------------------------------------------------------------
     def refresh_runs(self) -> None:
@@ -563,7 +700,8 @@ class ChatSession(QObject):
     # --- status -------------------------------------------------------------------------------------
     def _update_status(self) -> None:
         status = self.secrets.status(probe=False)
-        self.window.set_status(keyring=f"Keyring: {status.backend}" if status.usable else "Keyring: unavailable")
+        self.window.set_status(keyring=f"Keyring: {backend_display_name(status.backend)}" if status.usable
+                               else "Keyring: unavailable")
         provider_id, model = self.window.composer.current_model() or ("", "")
         if provider_id:
             self.window.set_status(model=f"{provider_id} · {model}")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from app.cli_common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError
 from app.errors import EnvironmentProblem
 from app.provider_args import add_provider_arguments
-from orchestration.limits import LoopLimits
+from orchestration.limits import MAX_CALL_TIMEOUT, LoopLimits
 
 
 def _positive_int(text: str) -> int:
@@ -28,6 +28,13 @@ def _positive_int(text: str) -> int:
 
 DATA_DIR_HELP = ("keep the history and settings under DIR (DIR/data, DIR/config) instead of the platform's "
                  "folders; PARLEY_HOME does the same")
+
+
+def _call_timeout(text: str) -> float:
+    value = _positive_float(text)
+    if value > MAX_CALL_TIMEOUT:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_CALL_TIMEOUT:,} seconds, got {text}")
+    return value
 
 
 def _positive_float(text: str) -> float:
@@ -82,6 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--max-iterations", type=_positive_int, default=None,
                       help=f"tool-using model calls before a final answer is forced (default: from the settings, "
                            f"{defaults.max_iterations} unless changed)")
+    chat.add_argument("--call-timeout", type=_call_timeout, default=None, metavar="SECONDS",
+                      help=f"seconds one model call may take in all, however slowly it streams (default: from the "
+                           f"settings' limits.model_call_timeout, {defaults.model_call_timeout:g} unless changed; "
+                           f"at most {MAX_CALL_TIMEOUT:,})")
     chat.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"],
                       help="ask for more or less reasoning, where the model supports it")
     chat.add_argument("--max-output-tokens", type=_positive_int, help="limit the answer length in tokens")

@@ -66,6 +66,7 @@ def main(data_dir: str | None = None) -> int:
     asyncio.set_event_loop(loop)
     window = MainWindow()
     window.composer.setEnabled(False)  # until the session is attached, right after the first paint
+    window.menus.quit_requested.connect(app.quit)
     theme = apply_theme(app, "system")
     theme.scheme_applied.connect(window.follow_theme)
     window.follow_theme(theme.scheme or "light")
@@ -75,8 +76,6 @@ def main(data_dir: str | None = None) -> int:
     def attach() -> None:
         session = attach_session(window, data_dir, theme=theme)
         sessions.append(session)
-        if session.settings.ui.theme != "system":
-            theme.set_mode(session.settings.ui.theme)
         window.composer.setEnabled(True)
         window.composer.focus_input()
 

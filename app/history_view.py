@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from app.storage.records import MessageRecord
+from orchestration.tool_outcome import duplicate_of
 from widgets.chat_view import ChatMessage, ToolChip
 
 STATUS_RANK = {"complete": 0, "interrupted": 1, "error": 2, "streaming": 1}
@@ -36,6 +37,7 @@ def chat_messages(records: Iterable[MessageRecord],
             answer.text += "\n\n"
             base = len(answer.text)
         answer.text += record.content
+        repeats = duplicate_of((call.call_id, call) for call in record.tool_calls)  # one record: one model turn
         for call in record.tool_calls:
             output = call.output
             answer.tools.append(ToolChip(
@@ -44,7 +46,8 @@ def chat_messages(records: Iterable[MessageRecord],
                 status=output.status if output else "error",
                 result=output.content if output else "(no result was stored)",
                 duration_ms=output.duration_ms if output else None,
-                offset=base + min(call.text_offset, len(record.content))))
+                offset=base + min(call.text_offset, len(record.content)),
+                repeated=call.call_id in repeats))
         status = "interrupted" if record.status == "streaming" else record.status
         if STATUS_RANK.get(status, 0) > STATUS_RANK.get(answer.status, 0):
             answer.status = status

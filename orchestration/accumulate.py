@@ -14,12 +14,12 @@ its own signature, encrypted data and detail records; ``start_reasoning`` opens 
 from __future__ import annotations
 
 import copy
-import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestration.bounded_json import loads_bounded
 from orchestration.engine import (
     ModelFinish,
     ProviderEvent,
@@ -42,8 +42,8 @@ def _is_complete_json(text: str) -> bool:
     if not text.strip():
         return True
     try:
-        json.loads(text)
-    except ValueError:
+        loads_bounded(text, what="tool-call arguments")
+    except ValueError:  # not JSON yet, or past a limit (the tool turn reports which)
         return False
     return True
 

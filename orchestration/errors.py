@@ -12,6 +12,8 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
+from orchestration.bounded_json import JSONLimitError, loads_bounded
+
 if TYPE_CHECKING:
     from orchestration.messages import AssistantMessage
 
@@ -40,6 +42,7 @@ class ProviderError(Exception):
         self.retry_after = retry_after
         self.provider_code = provider_code
         self.partial: AssistantMessage | None = None
+        self.attempts = 1  # requests made before giving up (the transport sets it)
 
     @property
     def user_message(self) -> str:
@@ -76,6 +79,11 @@ class PayloadTooLargeError(ProviderError):
     code = "payload_too_large"
 
 
+class TooEarlyError(ProviderError):
+    code = "too_early"
+    retryable = True
+
+
 class RateLimitError(ProviderError):
     code = "rate_limited"
     retryable = True
@@ -108,8 +116,34 @@ class StreamIdleError(StreamError):
     code = "stream_idle"
 
 
+class ModelCallTimeoutError(ProviderError):
+    """One model call ran past ``LoopLimits.model_call_timeout`` (a stream trickling bytes never goes idle)."""
+
+    code = "model_call_timeout"
+
+
 class MalformedResponseError(ProviderError):
     code = "malformed_response"
+
+
+class EmptyResponseError(ProviderError):
+    """A successful status with no content: an empty body, or a stream that ended without a single event."""
+
+    code = "empty_response"
+
+
+EMPTY_QUOTED_CHARS = 200  # characters of what an empty-handed server sent, quoted in the message
+
+
+def empty_response(provider: str, sent: str) -> EmptyResponseError:
+    """The error for a 200 answer with no content; ``sent`` is what the body held (already redacted)."""
+    shown = sent.strip()
+    what = "an empty body" if not shown else repr(shown[:EMPTY_QUOTED_CHARS]) + (
+        " (cut)" if len(shown) > EMPTY_QUOTED_CHARS else "")
+    name = provider or "The provider"
+    return EmptyResponseError(
+        f"{name}: the server answered with no content: {what}. Try again; if it keeps happening, check the base "
+        "URL and the model.", provider=provider, body=sent or None)
 
 
 _SETTINGS = "Preferences > Providers"
@@ -128,6 +162,7 @@ _BY_STATUS: dict[int, tuple[type[ProviderError], str]] = {
                                 "attachments."),
     422: (BadRequestError, "{name} could not process the request (422). Check the model name and the request "
                            "settings."),
+    425: (TooEarlyError, "{name} asked for the request to be sent again (425 too early). Try again."),
     429: (RateLimitError, "{name} is rate limiting requests or the quota is used up (429). Wait a moment and try "
                           "again, or check your plan and billing."),
     500: (ServerError, "{name} had an internal error (500). Try again later."),
@@ -136,6 +171,16 @@ _BY_STATUS: dict[int, tuple[type[ProviderError], str]] = {
     504: (ServerError, "{name} took too long to answer (504 gateway timeout). Try again later."),
     529: (OverloadedError, "{name} is overloaded (529). Try again shortly."),
 }
+
+# A server error whose message or code says the request itself is wrong fails the same way every time: not retried.
+_DETERMINISTIC_MARKERS = (
+    "validation", "invalid_request", "invalid request", "invalid argument", "invalid_argument", "invalid value",
+    "invalid parameter", "malformed", "unsupported", "not supported", "context length", "context_length",
+    "maximum context", "context size", "too many tokens", "must be", "is required", "schema", "unknown field",
+    "unrecognized", "bad request",
+)
+# Gateways and overload say nothing about the request, whatever text comes with them.
+_TRANSIENT_STATUSES = (502, 503, 504, 529)
 
 # Gemini answers a bad key with 400 INVALID_ARGUMENT; these markers make it the authentication error it is.
 _KEY_REJECTED_MARKERS = ("API_KEY_INVALID", "API key not valid")
@@ -158,11 +203,14 @@ def parse_retry_after(value: str | None) -> float | None:
 
 
 def provider_message_from_body(body: str | None) -> tuple[str | None, str | None]:
-    """The provider's own error message and code from a JSON error body, if it has one."""
+    """The provider's own error message and code from a JSON error body, if it has one. Raises
+    ``JSONLimitError`` for a body past the JSON limits."""
     if not body:
         return None, None
     try:
-        obj: Any = json.loads(body)
+        obj: Any = loads_bounded(body, what="the error body")
+    except JSONLimitError:
+        raise
     except ValueError:
         text = body.strip()
         return (text[:300] if text else None), None
@@ -195,11 +243,15 @@ def error_from_response(
         cls, template = ServerError, "{name} had a server error ({status}). Try again later."
     else:
         cls, template = ProviderError, "{name} returned HTTP {status}."
-    detail, provider_code = provider_message_from_body(body)
     message = template.format(name=name, status=status)
+    try:
+        detail, provider_code = provider_message_from_body(body)
+    except JSONLimitError as exc:
+        detail, provider_code = None, None
+        message += f" Its error body could not be read: {exc}"
     if detail:
         message += f" The provider said: {detail}"
-    return cls(
+    error = cls(
         message,
         provider=provider,
         status=status,
@@ -207,6 +259,19 @@ def error_from_response(
         retry_after=parse_retry_after(headers.get("retry-after")),
         provider_code=provider_code,
     )
+    should_retry = headers.get("x-should-retry", "").strip().lower()  # OpenAI and Anthropic send it
+    if should_retry in ("true", "false"):
+        error.retryable = should_retry == "true"
+    elif (error.retryable and status >= 500 and status not in _TRANSIENT_STATUSES
+          and is_deterministic(detail, provider_code)):
+        error.retryable = False
+    return error
+
+
+def is_deterministic(detail: str | None, code: str | None) -> bool:
+    """True when a server error's own message or code says the request is invalid (it will fail again)."""
+    text = f"{detail or ''} {code or ''}".lower()
+    return any(marker in text for marker in _DETERMINISTIC_MARKERS)
 
 
 # Hints for error frames inside a stream, matched against the provider's error code or type.

@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
+from orchestration.bounded_json import loads_bounded
+
 CONTRACT_VERSION = "1.2"
 
 ToolStatus = Literal["ok", "error", "timeout", "denied"]
@@ -185,7 +187,7 @@ def parse_event(data: str | bytes | dict[str, Any]) -> RunEvent | None:
 
     Raises ``pydantic.ValidationError`` for a known type with bad fields.
     """
-    obj = json.loads(data) if isinstance(data, str | bytes) else data
+    obj = loads_bounded(data, what="a run event") if isinstance(data, str | bytes) else data
     if obj.get("type") not in EVENT_TYPES:
         return None
     return _EVENT_ADAPTER.validate_python(obj)
@@ -193,7 +195,7 @@ def parse_event(data: str | bytes | dict[str, Any]) -> RunEvent | None:
 
 def event_json(event: _Event) -> str:
     """One event as a single JSON line (the ``--json`` wire form). Text with a lone surrogate (a provider's
-    ``\ud800`` escape) cannot be UTF-8, so it is kept as is here and escaped or replaced where it is written."""
+    ``\\ud800`` escape) cannot be UTF-8, so it is kept as is here and escaped or replaced where it is written."""
     try:
         return event.model_dump_json()
     except PydanticSerializationError:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+MAX_CALL_TIMEOUT = 86_400  # seconds (a day): the longest model_call_timeout that may be set
+
 
 class LoopLimits(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -20,4 +22,6 @@ class LoopLimits(BaseModel):
                                    "the tool sets its own limit")
     tool_timeout: float = Field(30.0, gt=0, le=3_600, description="seconds per tool call unless the tool sets "
                                 "its own")
+    model_call_timeout: float = Field(600.0, gt=0, le=MAX_CALL_TIMEOUT, description="seconds one model call may "
+                                      "take from the request to the end of its answer, however slowly bytes arrive")
     max_parallel_tools: int = Field(4, ge=1, le=32, description="parallel-safe tools running at once")

@@ -17,6 +17,7 @@ from typing import Any
 from orchestration.engine import (
     ChatAdapter,
     ModelRequest,
+    NamedToolChoice,
     ReasoningChunk,
     ResponseComplete,
     TextChunk,
@@ -25,7 +26,7 @@ from orchestration.engine import (
     ToolChoice,
     UsageReport,
 )
-from orchestration.errors import MalformedResponseError, ProviderError, mentions_tools
+from orchestration.errors import MalformedResponseError, ModelCallTimeoutError, ProviderError, mentions_tools
 from orchestration.events import (
     ContentDelta,
     Done,
@@ -150,7 +151,7 @@ class RunLoop:
         forced: FinishReason | None = None
         while True:
             events.iteration += 1
-            choice: ToolChoice = "none" if forced else request.tool_choice
+            choice: ToolChoice = "none" if forced else _released(request.tool_choice, events.iteration)
             response = await self._call_model(request, history, offered, choice, state)
             message = response.message
             calls = message.tool_calls
@@ -215,37 +216,45 @@ class RunLoop:
         sent = time.monotonic()
         first_output: float | None = None
         rejected: ProviderError | None = None
+        deadline = self.limits.model_call_timeout
         with capture_wire() as wire:
             try:
-                async for event in self.adapter.stream(model_request):
-                    if first_output is None and isinstance(event, TextChunk | ReasoningChunk | ToolCallReady):
-                        first_output = time.monotonic()
-                    if isinstance(event, TextChunk):
-                        emitted_any = True
-                        state.partial.text.append(event.text)
-                        self._emit(self._events.make(ContentDelta, content=event.text))
-                    elif isinstance(event, ReasoningChunk):
-                        emitted_any = True
-                        state.partial.reasoning.append(event.text)
-                        self._emit(self._events.make(ReasoningDelta, content=event.text))
-                    elif isinstance(event, ToolCallReady):
-                        emitted_any = True
-                        call = event.call
-                        self._emit(self._events.make(ToolCalls, calls=[
-                            ToolCallInfo(id=call.id, name=call.name, arguments=call.arguments)]))
-                    elif isinstance(event, UsageReport):
-                        pass
-                    elif isinstance(event, ResponseComplete):
-                        state.partial = None
-                        if event.usage is not None:
-                            state.add_usage(event.usage)
-                            u = event.usage
-                            self._emit(self._events.make(Usage, input_tokens=u.input_tokens,
-                                                         output_tokens=u.output_tokens,
-                                                         reasoning_tokens=u.reasoning_tokens,
-                                                         cached_tokens=u.cached_tokens))
-                        self._emit_call_finished(event, sent, first_output)
-                        return event
+                async with asyncio.timeout(deadline) as clock:
+                    async for event in self.adapter.stream(model_request):
+                        if first_output is None and isinstance(event, TextChunk | ReasoningChunk | ToolCallReady):
+                            first_output = time.monotonic()
+                        if isinstance(event, TextChunk):
+                            emitted_any = True
+                            state.partial.text.append(event.text)
+                            self._emit(self._events.make(ContentDelta, content=event.text))
+                        elif isinstance(event, ReasoningChunk):
+                            emitted_any = True
+                            state.partial.reasoning.append(event.text)
+                            self._emit(self._events.make(ReasoningDelta, content=event.text))
+                        elif isinstance(event, ToolCallReady):
+                            emitted_any = True
+                            call = event.call
+                            self._emit(self._events.make(ToolCalls, calls=[
+                                ToolCallInfo(id=call.id, name=call.name, arguments=call.arguments)]))
+                        elif isinstance(event, UsageReport):
+                            pass
+                        elif isinstance(event, ResponseComplete):
+                            state.partial = None
+                            if event.usage is not None:
+                                state.add_usage(event.usage)
+                                u = event.usage
+                                self._emit(self._events.make(Usage, input_tokens=u.input_tokens,
+                                                             output_tokens=u.output_tokens,
+                                                             reasoning_tokens=u.reasoning_tokens,
+                                                             cached_tokens=u.cached_tokens))
+                            self._emit_call_finished(event, sent, first_output)
+                            return event
+            except TimeoutError:
+                if not clock.expired():
+                    raise
+                raise ModelCallTimeoutError(
+                    f"The model call took longer than {deadline:g} s (limit limits.model_call_timeout); it was "
+                    "stopped.", provider=self.adapter.provider_name) from None
             except ProviderError as error:
                 if not (tools and not emitted_any and not state.tools_rejected and mentions_tools(error)):
                     raise
@@ -283,6 +292,14 @@ class RunLoop:
             self._warn("TOOLS_LIMITED", f"{self.adapter.provider_name} accepts at most {limit} tools per request; "
                        f"sent the {limit} most relevant and left out {len(left_out)}: {', '.join(left_out)}.")
         return chosen
+
+
+def _released(choice: ToolChoice, iteration: int) -> ToolChoice:
+    """A forced choice (a tool name or ``required``) applies to the first model call only, then ``auto``;
+    forcing it again would make the model call tools until the iteration cap and never answer."""
+    if iteration > 1 and (choice == "required" or isinstance(choice, NamedToolChoice)):
+        return "auto"
+    return choice
 
 
 def _choice_name(choice: ToolChoice) -> str:

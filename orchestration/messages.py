@@ -7,11 +7,11 @@ it back unchanged.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from orchestration.bounded_json import loads_bounded
 from orchestration.events import ToolStatus
 
 
@@ -46,7 +46,9 @@ class ToolCallPart(BaseModel):
 
     def parsed_arguments(self) -> Any:
         """Arguments as JSON; an empty string means no arguments. Raises ValueError when not JSON."""
-        return json.loads(self.arguments) if self.arguments.strip() else {}
+        if not self.arguments.strip():
+            return {}
+        return loads_bounded(self.arguments, what=f"the argument object for {self.name}")
 
 
 AssistantPart = Annotated[TextPart | ReasoningPart | ToolCallPart, Field(discriminator="kind")]

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
+from orchestration.bounded_json import loads_bounded
+
 REDACTED = "[redacted]"
 
 # Header names (lower-case) whose values are credentials.
@@ -105,8 +107,8 @@ def redact_body(body: Any) -> Any:
             return body
     if isinstance(body, str):
         try:
-            parsed = json.loads(body)
-        except ValueError:
+            parsed = loads_bounded(body, what="the body")
+        except ValueError:  # not JSON, or past the limits: redacted as text
             return redact_text(body)
         if isinstance(parsed, dict | list):
             return json.dumps(redact_json_value(parsed), ensure_ascii=False)

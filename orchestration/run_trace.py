@@ -11,11 +11,13 @@ secrets.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from orchestration.bounded_json import loads_bounded
 from orchestration.redaction import redact_body, redact_text
 
 TRACE_FORMAT = "parley-run-trace/1"
@@ -116,8 +118,8 @@ class RunSummary:
 
 def _json_or_text(raw: str) -> Any:
     try:
-        return json.loads(raw) if raw.strip() else {}
-    except ValueError:
+        return loads_bounded(raw, what="the arguments") if raw.strip() else {}
+    except ValueError:  # not JSON or past the limits: shown as the text it is
         return raw
 
 
@@ -257,7 +259,8 @@ class RunTrace:
         if omitted:
             body += f"\n[cut: {omitted} more characters]"
         elif body.startswith("{"):
-            body = json.dumps(json.loads(body), indent=2, ensure_ascii=False)  # the capture wrote it as JSON
+            with contextlib.suppress(ValueError):  # the capture wrote it as JSON; shown as it is otherwise
+                body = json.dumps(loads_bounded(body, what="the request body"), indent=2, ensure_ascii=False)
         return self.redact(f"{head}\n{body}")
 
     def received_text(self, call: ModelCallTrace) -> str | None:
@@ -277,8 +280,15 @@ class RunTrace:
     def tool_json(self, tool: ToolCallTrace) -> str:
         return self.pretty({
             "id": tool.id, "name": tool.name, "arguments": _json_or_text(tool.arguments), "status": tool.status,
-            "transitions": [{"status": c.status, "ts": c.ts} for c in tool.changes],
+            "transitions": [self._transition(c) for c in tool.changes],
             "duration_ms": tool.duration_ms, "truncated": tool.truncated, "result": tool.result})
+
+    def _transition(self, change: StatusChange) -> dict[str, Any]:
+        """A status change as milliseconds after the run started and the local clock time, not epoch ms."""
+        clock = datetime.fromtimestamp(change.ts / 1000).strftime("%H:%M:%S.%f")[:-3]
+        if self.started_ts is None:
+            return {"status": change.status, "time": clock}
+        return {"status": change.status, "after_start_ms": change.ts - self.started_ts, "time": clock}
 
     def export(self) -> str:
         """The whole run as one JSON document: the summary, the model calls with their tools, and every event

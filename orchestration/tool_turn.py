@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import json_repair
 
+from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.events import (
     EventFactory,
     RunEvent,
@@ -27,6 +28,8 @@ from orchestration.events import (
 from orchestration.limits import LoopLimits
 from orchestration.messages import ToolCallPart, ToolResultMessage
 from orchestration.tool_api import RunnableTool, ToolArgumentsError, ToolContext, ToolOutput, ToolSet
+from orchestration.tool_outcome import normalized_key as call_key
+from orchestration.tool_outcome import not_run_text
 
 Decision = Literal["allow", "deny"]
 
@@ -55,11 +58,7 @@ class _Prepared:
 
 
 def normalized_key(call: ToolCallPart) -> tuple[str, str]:
-    try:
-        args = json.dumps(call.parsed_arguments(), sort_keys=True, separators=(",", ":"))
-    except ValueError:
-        args = call.arguments.strip()
-    return call.name, args
+    return call_key(call.name, call.arguments)
 
 
 def truncate(text: str, limit: int) -> tuple[str, bool]:
@@ -92,9 +91,6 @@ class ToolTurn:
         if dropped:
             self._warn("TOOL_CLAMP", f"The model asked for {len(calls)} tool calls in one turn; only the first "
                        f"{limit} were run (limit: {limit} per turn).")
-            for call in dropped:
-                self._finish(call, None, f"Not run: at most {limit} tool calls are run per turn. Ask again "
-                             "for what is still needed.", "error", 0)
         primaries: dict[tuple[str, str], _Prepared] = {}
         order: list[_Prepared] = []
         for call in kept:
@@ -107,6 +103,9 @@ class ToolTurn:
             order.append(prepared)
         await self._approve(order)
         await self._run_all(order)
+        for call in dropped:  # after the others, so their results arrive in the order the calls were made
+            tool = self.tools.get(call.name) if call.name in offered else None
+            self._finish(call, tool, not_run_text(limit), "error", 0)
         return [self._results[c.id] for c in calls]
 
     # --- preparation --------------------------------------------------------------------------------
@@ -135,7 +134,9 @@ class ToolTurn:
         if not text.strip() or text.strip() == "null":
             return {}
         try:
-            value = json.loads(text)
+            value = loads_bounded(text, what=f"The argument object for {call.name}")
+        except JSONLimitError as exc:  # never repaired: the repair would recurse as deep
+            return f"{exc} Send a JSON object that matches the tool's parameters."
         except ValueError as exc:
             repaired = json_repair.loads(text)
             if isinstance(repaired, dict) and repaired:

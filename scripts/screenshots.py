@@ -1,21 +1,33 @@
-"""Screenshots of the real window (``make screenshots``): a tool-using answer with reasoning and search results.
+"""Screenshots of the real window (``make screenshots``): a tool-using answer with reasoning and search results,
+the run inspector, a conversation search, and the preferences, in the light and the dark theme.
 
 Runs the app against a scripted OpenAI-compatible server and a SearXNG-shaped search server, both on loopback,
-with a throw-away PARLEY_HOME, then saves PNGs to docs/screenshots/. Meant to run under Xvfb
-(``xvfb-run -a -s "-screen 0 1400x900x24"`` with QT_QPA_PLATFORM=xcb); it also works offscreen.
+each theme in its own fresh data folder (under ``$TMPDIR/parley-screenshots``, emptied first) holding a few
+earlier conversations, so the pictures do not depend on this machine's history or settings. ``make
+screenshots`` runs it under Xvfb (``xvfb-run -a -s "-screen 0 1400x900x24"``, QT_QPA_PLATFORM=xcb) inside
+``scripts/with_secret_service.sh``, a private D-Bus session with a fresh gnome-keyring, so the window sees a real
+keyring; without one it falls back to an in-memory keyring and says so. It also works offscreen. Before saving
+anything it checks the state is what a user would see (every conversation once, no warning, no error in the
+chat) and exits 1 naming what is wrong. Saves PNGs to docs/screenshots/, or to the folder given with ``--out``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-os.environ["PARLEY_HOME"] = tempfile.mkdtemp(prefix="parley-shots-")
+WORK = Path(tempfile.gettempdir()) / "parley-screenshots"
+WINDOW_SIZE = (1400, 860)
+SERVER_PORT = 18080  # the scripted server's port, shown in Preferences; any free port if it is taken
+SEARCH = "tools"
+PYTHON = Path(sys.executable).name  # the conversation search shown
+MCP_READY_S = 20.0  # how long the MCP "time" server may take to start before the pictures are taken
 
 from tests.support.loopback import LoopbackServer, Request, Response  # noqa: E402
 from tests.support.openai_wire import stream_response  # noqa: E402
@@ -28,6 +40,11 @@ Sea otters are one of the few marine mammals known to **use tools**:
 - then crack clams and urchins against it,
 - and often keep a favourite stone in a pouch under the forearm.
 
+| prey | tool | how often |
+|---|---|---|
+| clams | stone anvil | most days |
+| urchins | teeth or stone | sometimes |
+
 ```python
 def crack(shell, stone):
     return shell.open_with(stone)
@@ -35,6 +52,18 @@ def crack(shell, stone):
 
 Sources: the Wikipedia article and a 2024 study of otter middens.
 """
+
+# Earlier conversations in the list: (title, question, answer, pinned)
+EARLIER = [
+    ("Weekend in Lisbon", "Plan two days in Lisbon for someone who likes tiles and trams.",
+     "Day one: the **Tile Museum** in the morning, tram 28 through Alfama after lunch.", True),
+    ("Why does my pytest fixture run twice?", "My session fixture runs twice with xdist. Why?",
+     "Each xdist worker is its own process, so a `session` fixture runs once **per worker**.", False),
+    ("Crows and hooks", "Which birds make their own tools?",
+     "New Caledonian crows bend twigs into hooks and keep their best **tools** between uses.", False),
+    ("Sourdough hydration", "What hydration should a first sourdough loaf use?",
+     "Start around **70 %**: wet enough for an open crumb, still easy to shape.", False),
+]
 
 RESULTS = {"query": "sea otters tools", "results": [
     {"url": "https://en.wikipedia.org/wiki/Sea_otter", "title": "Sea otter - Wikipedia",
@@ -62,79 +91,174 @@ def model(request: Request) -> Response | None:
                                              "I will answer with a short list and cite the sources.")
 
 
-def main() -> int:
+def seed_history(data_dir: Path) -> None:
+    """A few earlier conversations, answered and saved the way a run saves them."""
+    from app.paths import resolve_paths
+    from app.storage import History
+    from app.storage.run_recorder import RunRecorder
+    from orchestration.events import ContentDelta, Done, EventFactory, RunStarted
+
+    history = History.open(resolve_paths(data_dir).database)
+    for title, question, answer, pinned in EARLIER:
+        conversation = history.create_conversation(title, provider="local", model="qwen3-8b")
+        recorder = RunRecorder(history, conversation)
+        events = EventFactory(recorder.begin(question, provider="local", model="qwen3-8b").run_id)
+        recorder(events.make(RunStarted, provider="local", model="qwen3-8b"))
+        events.iteration = 1
+        recorder(events.make(ContentDelta, content=answer))
+        recorder(events.make(Done, finish_reason="stop"))
+        if pinned:
+            history.set_pinned(conversation, True)
+    history.close()
+
+
+def keyring_store():
+    """The real keyring when one works (make screenshots provides a private one), else an in-memory one."""
+    from app.secrets.store import SecretStore
+    from tests.support.memory_keyring import MemoryKeyring
+
+    store = SecretStore()
+    if store.status().usable:
+        return store
+    print("screenshots: no usable keyring (run under scripts/with_secret_service.sh, as `make screenshots` does); "
+          "using an in-memory one", file=sys.stderr)
+    return SecretStore(MemoryKeyring())
+
+
+def unclean(window, session, errors: list[str], finish_reason: str) -> list[str]:
+    """What differs from the state the pictures should show."""
+    problems = [f"the chat shows an error: {error}" for error in errors]
+    if finish_reason != "stop":
+        problems.append(f"the run ended with {finish_reason}")
+    ids = window.conversations.ids_in_order()
+    if len(ids) != len(set(ids)) or len(ids) != len(EARLIER) + 1:
+        problems.append(f"the conversation list holds {ids}, expected {len(EARLIER) + 1} different conversations")
+    if window.banner.isVisible():
+        problems.append(f"a warning is shown: {window.banner.messages()}")
+    if not session.secrets.status(probe=False).usable:
+        problems.append("the keyring is unusable")
+    return problems
+
+
+def main(argv: list[str]) -> int:
+    import argparse
+
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from app.gui import build_window
+    from app.gui import attach_session
     from app.paths import resolve_paths
     from app.settings import ProviderSettings, Settings, save_settings
     from tools.mcp import McpServerSettings
+    from widgets.main_window import MainWindow
     from widgets.theme import apply_theme
 
-    out = REPO / "docs" / "screenshots"
+    parser = argparse.ArgumentParser(description="Screenshots of the real window.")
+    parser.add_argument("--out", type=Path, default=REPO / "docs" / "screenshots", help="folder for the PNGs")
+    out = parser.parse_args(argv).out
+    secrets = keyring_store()
+    # the MCP server's command reads "python -m ...", found first on PATH, not this machine's interpreter path
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     out.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(WORK, ignore_errors=True)
+    notes = WORK / "notes"
+    notes.mkdir(parents=True)
     app = QApplication(sys.argv[:1])
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    with LoopbackServer(handler=model) as server:
-        settings = Settings(providers=[ProviderSettings(id="local", preset="custom", base_url=server.url + "/v1",
-                                                        default_model="qwen3-8b")], default_provider="local")
-        settings.search.backend = "searxng"
-        settings.search.base_urls = {"searxng": server.url}
-        settings.mcp_servers = [McpServerSettings(name="time", command=sys.executable,
-                                                  args=["-m", "mcp_server_time", "--local-timezone", "UTC"])]
-        save_settings(settings, resolve_paths().settings)
+
+    def settle(seconds: float = 0.2) -> None:
+        loop.run_until_complete(asyncio.sleep(seconds))
+
+    try:
+        server = LoopbackServer(handler=model, port=SERVER_PORT).start()
+    except OSError:
+        server = LoopbackServer(handler=model).start()
+    with server:
         for theme in ("light", "dark"):
+            data_dir = WORK / f"home-{theme}"
+            os.environ["PARLEY_HOME"] = str(data_dir)  # anything that reads the default paths stays in here too
+            settings = Settings(providers=[ProviderSettings(id="local", preset="custom",
+                                                            base_url=server.url + "/v1", default_model="qwen3-8b")],
+                                default_provider="local", workspace_folders=[str(notes)])
+            settings.search.backend = "searxng"
+            settings.search.base_urls = {"searxng": server.url}
+            settings.ui.theme = theme
+            settings.mcp_servers = [McpServerSettings(name="time", command=PYTHON,
+                                                      args=["-m", "mcp_server_time", "--local-timezone", "UTC"])]
+            save_settings(settings, resolve_paths(data_dir).settings)
+            seed_history(data_dir)
             controller = apply_theme(app, theme)
-            async def open_window():  # MCP servers start on the running loop, as in the app
-                return build_window(discover=False)
+
+            errors: list[str] = []
+
+            async def open_window(home: Path = data_dir, seen: list[str] = errors):  # MCP starts on the running loop
+                window = MainWindow()
+                shown = window.show_error_in_chat
+                window.show_error_in_chat = lambda message: (seen.append(message), shown(message))
+                return window, attach_session(window, str(home), secrets, discover=False)
 
             window, session = loop.run_until_complete(open_window())
             window.follow_theme(theme)
-            window.resize(1400, 860)
+            window.resize(*WINDOW_SIZE)
             window.show()
+            loop.run_until_complete(session.mcp.wait_ready(MCP_READY_S))
             done = loop.create_future()
             session.controller.event_emitted.connect(
                 lambda e, d=done: d.set_result(e) if e.type == "done" and not d.done() else None)
             window.composer.set_reasoning_effort("medium")
             session.send("How do sea otters use tools?")
-            loop.run_until_complete(asyncio.wait_for(done, 30))
-            loop.run_until_complete(asyncio.sleep(0.3))
+            finished = loop.run_until_complete(asyncio.wait_for(done, 30))
+            settle(0.3)
+            problems = unclean(window, session, errors, finished.finish_reason)
+            if problems:
+                print(f"screenshots: not saved ({theme}): {'; '.join(problems)}", file=sys.stderr)
+                loop.run_until_complete(session.aclose())
+                return 1
             window.panes.setCurrentWidget(window.search_pane)
-            loop.run_until_complete(asyncio.sleep(0.2))
+            settle()
             window.grab().save(str(out / f"window-{theme}-search.png"))
             window.panes.setCurrentWidget(window.reasoning_pane)
             if window.reasoning_pane.is_collapsed():
                 window.reasoning_pane.toggle_collapsed()
-            loop.run_until_complete(asyncio.sleep(0.2))
+            settle()
             window.grab().save(str(out / f"window-{theme}-reasoning.png"))
+
+            window.conversations.search_box.setText(SEARCH)
+            session.search(SEARCH)
+            settle()
+            window.grab().save(str(out / f"conversation-search-{theme}.png"))
+            window.conversations.search_box.clear()
+            session.search("")
+            settle()
+
             window.toggle_inspector()
             window.inspector.flush()
             window.inspector.timeline.setCurrentItem(window.inspector.timeline.topLevelItem(0).child(0))
-            loop.run_until_complete(asyncio.sleep(0.2))
+            settle()
             window.grab().save(str(out / f"inspector-{theme}.png"))
             if theme == "light":
                 window.inspector.timeline.setCurrentItem(window.inspector.timeline.topLevelItem(0))
-                loop.run_until_complete(asyncio.sleep(0.2))
+                settle()
                 window.grab().save(str(out / "inspector-raw-light.png"))
-            if theme == "light":
                 preferences = session.open_preferences()
                 preferences.resize(900, 600)
-                loop.run_until_complete(asyncio.sleep(0.2))
+                settle()
                 preferences.grab().save(str(out / "preferences-light.png"))
-                preferences.tabs.setCurrentWidget(preferences.mcp_servers)
-                loop.run_until_complete(asyncio.sleep(0.2))
-                preferences.grab().save(str(out / "preferences-mcp-light.png"))
+                for tab, name in ((preferences.mcp_servers, "mcp"), (preferences.workspace, "workspace")):
+                    preferences.tabs.setCurrentWidget(tab)
+                    settle()
+                    preferences.grab().save(str(out / f"preferences-{name}-light.png"))
                 preferences.reject()
-            loop.run_until_complete(session.mcp.aclose())
+            loop.run_until_complete(session.aclose())
             session.history.close()
             window.close()
             del controller
     loop.close()  # shuts down the loop's worker threads (the MCP connections used them)
+    shutil.rmtree(WORK, ignore_errors=True)
     print(f"saved screenshots to {out}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

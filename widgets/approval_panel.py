@@ -9,6 +9,7 @@ has a decision the panel emits ``decided`` and hides. It knows nothing about run
 
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -55,7 +56,7 @@ class _CallCard(QFrame):
         self.choice: str | None = None
         self.setObjectName("approvalCard")
         self.setAccessibleName(f"Tool call {call.name}")
-        title = QLabel(f"<b>{call.name}</b> wants to run with:")
+        title = QLabel(f"<b>{html.escape(call.name)}</b> wants to run with:")  # MCP servers name their tools
         title.setTextFormat(Qt.TextFormat.RichText)
         self.arguments = QPlainTextEdit(pretty_arguments(call.arguments))
         self.arguments.setObjectName("approvalArguments")

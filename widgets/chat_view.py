@@ -16,12 +16,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtCore import QEvent, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import (
+    QColor,
+    QDesktopServices,
+    QGuiApplication,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+)
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from orchestration.tool_outcome import describe, normalized_key
 from widgets.code_highlighter import CodeHighlighter, warm_up
+from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at, colors_of, start_block
 from widgets.markdown_render import StreamingMarkdown, append_markdown
+from widgets.safe_text import SafeDocument
 
 FRAME_MS = 16
 DOCUMENT_MARGIN_PX = 18
@@ -33,7 +47,7 @@ CHIP_ARGUMENT_CHARS = 60
 CHIP_RESULT_CHARS = 4_000  # characters of a result shown in an expanded chip
 WARM_UP_DELAY_MS = 50  # syntax lexers are built this long after the view is created, while the app is idle
 
-STATUS_MARK = {"running": "…", "ok": "✓", "error": "✗", "timeout": "⏱", "denied": "⊘"}
+QUOTE_BAR_PX = 3  # width of the bar drawn left of a quote
 
 
 @dataclass
@@ -47,6 +61,8 @@ class ToolChip:
     duration_ms: int | None = None
     offset: int | None = None  # where in the answer text the call appeared (history only)
     expanded: bool = False
+    repeated: bool = False  # the same call earlier in its turn answered this one (orchestration.tool_outcome)
+    turn: int | None = None  # the model call (iteration) that asked for it, while streaming
 
 
 @dataclass
@@ -72,11 +88,10 @@ def _short_arguments(arguments: str) -> str:
 
 
 def chip_html(chip: ToolChip) -> str:
-    mark = STATUS_MARK.get(chip.status, "?")
-    duration = f" · {chip.duration_ms} ms" if chip.duration_ms is not None else ""
+    outcome = describe(chip.status, chip.result, chip.duration_ms, repeated=chip.repeated)
     head = (f'<a href="parley-tool:{html.escape(chip.id)}" style="text-decoration:none">'
-            f"{mark} <b>{html.escape(chip.name)}</b>({html.escape(_short_arguments(chip.arguments))})"
-            f" · {html.escape(chip.status)}{duration}</a>")
+            f"{outcome.mark} <b>{html.escape(chip.name)}</b>({html.escape(_short_arguments(chip.arguments))})"
+            f" · {html.escape(outcome.label)}</a>")
     if not chip.expanded:
         return head
     result = chip.result if len(chip.result) <= CHIP_RESULT_CHARS else (
@@ -93,10 +108,14 @@ class ChatView(QTextBrowser):
     def __init__(self, parent: QWidget | None = None, *, frame_ms: int = FRAME_MS,
                  open_url: Callable[[QUrl], object] = QDesktopServices.openUrl) -> None:
         super().__init__(parent)
+        self.setDocument(SafeDocument(self))  # loads no resource named by an answer (safe_text)
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.setReadOnly(True)
         self.setAccessibleName("Conversation")
+        # A scroll bar that appears after the first layout narrows the view and makes Qt lay everything out again
+        # (half the time of opening a long answer, bench/render_scale), so it is always there.
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.document().setUndoRedoEnabled(False)
         self.document().setDocumentMargin(DOCUMENT_MARGIN_PX)
         self.anchorClicked.connect(self._on_anchor)
@@ -111,19 +130,71 @@ class ChatView(QTextBrowser):
         self._shown_from = 0
         self._streaming = False
         self._stick_to_bottom = True
+        self._font_points: int | None = None
+        self._click_position: int | None = None  # where the last mouse click landed, for a code block's Copy
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         QTimer.singleShot(WARM_UP_DELAY_MS, warm_up)
 
     def set_dark(self, dark: bool) -> None:
-        """Code colours for a dark or light background."""
+        """Answer and code colours for a dark or light background; shown answers are drawn again in them."""
         self._highlighter.set_dark(dark)
+        colors = DARK if dark else LIGHT
+        if colors_of(self.document()) is not colors:
+            self.document().colors = colors  # type: ignore[attr-defined]
+            if not self._streaming and self._history:
+                bar = self.verticalScrollBar()
+                distance_from_bottom = bar.maximum() - bar.value()
+                self._rebuild()
+                bar.setValue(bar.maximum() - distance_from_bottom)
+        self.recolour_links()
+
+    def recolour_links(self) -> None:
+        """Give every link and tool chip in the document the palette's current link colour.
+
+        Qt bakes the link colour into the text when it is inserted, so a theme switch alone leaves old links
+        (and chips, which are links) in the previous theme's colour.
+        """
+        colour = self.palette().color(QPalette.ColorRole.Link)
+        document = self.document()
+        stale: list[tuple[int, int]] = []
+        block = document.begin()
+        while block.isValid():
+            fragments = block.begin()
+            while not fragments.atEnd():
+                fragment = fragments.fragment()
+                char_format = fragment.charFormat()
+                if char_format.isAnchor() and char_format.foreground().color() != colour:
+                    stale.append((fragment.position(), fragment.position() + fragment.length()))
+                fragments += 1
+            block = block.next()
+        recolour = QTextCharFormat()
+        recolour.setForeground(colour)
+        cursor = QTextCursor(document)
+        for start, end in stale:
+            cursor.setPosition(start)
+            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            cursor.mergeCharFormat(recolour)
 
     def set_font_size(self, points: int) -> None:
-        """The chat text's size in points (Preferences > Appearance); code and headings scale with it."""
+        """The chat text's size in points (Preferences > Appearance); code and headings scale with it.
+
+        The size is kept: a theme switch re-polishes the widget and resets its font, and the size comes back.
+        """
+        self._font_points = points
+        self._apply_font_size()
+
+    def _apply_font_size(self) -> None:
+        if self._font_points is None or self.font().pointSize() == self._font_points:
+            return
         font = self.font()
-        font.setPointSize(points)
+        font.setPointSize(self._font_points)
         self.setFont(font)
         self.document().setDefaultFont(font)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._apply_font_size()
 
     # --- history ------------------------------------------------------------------------------------
     def set_messages(self, messages: list[ChatMessage]) -> None:
@@ -208,12 +279,21 @@ class ChatView(QTextBrowser):
         if not self._frame.isActive():
             self._frame.start()
 
-    def add_tool_call(self, call_id: str, name: str, arguments: str) -> None:
-        """Record a call where it happened; its chip appears once its visibility is known (see ``show_tool``)."""
+    def add_tool_call(self, call_id: str, name: str, arguments: str, *, turn: int | None = None) -> None:
+        """Record a call where it happened; its chip appears once its visibility is known (see ``show_tool``).
+
+        ``turn`` is the model call that asked for it: a call repeating an earlier one of the same turn is answered
+        from that one and says so.
+        """
         if not self._streaming:
             self.begin_assistant()
         self._close_region()
-        self._history[-1].tools.append(ToolChip(call_id, name, arguments, offset=len(self._history[-1].text)))
+        key = normalized_key(name, arguments)
+        tools = self._history[-1].tools
+        repeated = turn is not None and any(
+            c.turn == turn and normalized_key(c.name, c.arguments) == key for c in tools)
+        tools.append(ToolChip(call_id, name, arguments, offset=len(self._history[-1].text), repeated=repeated,
+                              turn=turn))
 
     def show_tool(self, call_id: str, visibility: str) -> None:
         chip = self._find_chip(call_id)
@@ -221,8 +301,16 @@ class ChatView(QTextBrowser):
             return
         chip.visibility = visibility
         if visibility != "hidden":
-            self._insert_chip(chip)
+            self._insert_chip(chip, before=self._next_shown_chip(chip))
             self._keep_bottom()
+
+    def _next_shown_chip(self, chip: ToolChip) -> QTextCursor | None:
+        """The anchor of a later call's chip already shown (calls answered without running show late)."""
+        for message in reversed(self._history):
+            if chip in message.tools:
+                later = message.tools[message.tools.index(chip) + 1:]
+                return next((self._chips[c.id][1] for c in later if c.id in self._chips), None)
+        return None
 
     def set_tool_result(self, call_id: str, status: str, result: str, duration_ms: int,
                         visibility: str = "primary") -> None:
@@ -269,7 +357,7 @@ class ChatView(QTextBrowser):
             self.append_content(event.content)
         elif kind == "tool_calls":
             for call in event.calls:
-                self.add_tool_call(call.id, call.name, call.arguments)
+                self.add_tool_call(call.id, call.name, call.arguments, turn=event.iteration)
         elif kind == "tool_executing":
             self.show_tool(event.id, event.visibility)
         elif kind == "tool_result":
@@ -306,19 +394,14 @@ class ChatView(QTextBrowser):
             self._region = None
         self._frame.stop()
 
-    def _cursor_at_end(self) -> QTextCursor:
-        cursor = QTextCursor(self.document())
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        if not self.document().isEmpty():
-            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-        return cursor
+    def _cursor_at_end(self, block_format: QTextBlockFormat | None = None) -> QTextCursor:
+        return start_block(self.document(), block_format or QTextBlockFormat(), QTextCharFormat())
 
     def _header(self, who: str) -> None:
-        cursor = self._cursor_at_end()
+        spaced = QTextBlockFormat()
         if not self.document().isEmpty():
-            spaced = QTextBlockFormat()
             spaced.setTopMargin(HEADER_SPACING_PX)
-            cursor.setBlockFormat(spaced)
+        cursor = self._cursor_at_end(spaced)
         cursor.insertHtml(f'<span style="font-weight:600; color:#7a7f87">{html.escape(who)}</span>')
 
     def _markdown(self, text: str) -> None:
@@ -331,11 +414,22 @@ class ChatView(QTextBrowser):
     def _error_block(self, text: str) -> None:
         self._cursor_at_end().insertHtml(f'<span style="color:#c0392b"><b>Error:</b> {html.escape(text)}</span>')
 
-    def _insert_chip(self, chip: ToolChip) -> None:
-        cursor = self._cursor_at_end()
+    def _insert_chip(self, chip: ToolChip, before: QTextCursor | None = None) -> None:
+        """Insert a chip at the end, or in a block of its own just above the chip anchored by ``before``."""
+        if before is None:
+            cursor = self._cursor_at_end()
+        else:
+            before.setKeepPositionOnInsert(False)  # the later chip's anchor moves down with its block
+            cursor = QTextCursor(before)
+            cursor.movePosition(QTextCursor.MoveOperation.StartOfBlock)
+            start = cursor.position()
+            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+            cursor.setPosition(start)
         anchor = QTextCursor(cursor)
         anchor.setKeepPositionOnInsert(True)
         cursor.insertHtml(chip_html(chip))
+        if before is not None:
+            before.setKeepPositionOnInsert(True)
         self._chips[chip.id] = (chip, anchor)
 
     def _refresh_chip(self, chip: ToolChip, anchor: QTextCursor) -> None:
@@ -347,7 +441,24 @@ class ChatView(QTextBrowser):
         if stick:
             self.scroll_to_bottom()
 
+    def copy_code_at(self, position: int) -> bool:
+        """Copy the code of the code block at ``position`` (its Copy link) to the clipboard."""
+        code = code_at(self.document(), position)
+        if code is None:
+            return False
+        QGuiApplication.clipboard().setText(code)
+        return True
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        self._click_position = self.cursorForPosition(event.position().toPoint()).position()
+        super().mouseReleaseEvent(event)  # emits anchorClicked for a link under the mouse
+        self._click_position = None
+
     def _on_anchor(self, url: QUrl) -> None:
+        if url.toString() == COPY_URL:
+            position = self._click_position if self._click_position is not None else self.textCursor().position()
+            self.copy_code_at(position)
+            return
         if url.scheme() == "parley-tool":
             entry = self._chips.get(url.path())
             if entry is not None:
@@ -358,9 +469,40 @@ class ChatView(QTextBrowser):
             self._open_url(url)
 
     def loadResource(self, kind: int, url: QUrl) -> Any:
-        if url.scheme() in ("http", "https", "ftp", "file"):
-            return None  # never fetch remote (or local) images named by model output
-        return super().loadResource(kind, url)
+        return None  # the view loads nothing itself; its SafeDocument holds every image it shows
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        self._paint_quote_bars()
+
+    def _paint_quote_bars(self) -> None:
+        """A bar left of each quote level, for the blocks on screen (the document has no left borders)."""
+        viewport = self.viewport()
+        first = self.cursorForPosition(viewport.rect().topLeft()).block()
+        last = self.cursorForPosition(viewport.rect().bottomLeft()).block()
+        if not first.isValid():
+            return
+        layout = self.document().documentLayout()
+        dx, dy = -self.horizontalScrollBar().value(), -self.verticalScrollBar().value()
+        margin = self.document().documentMargin()
+        painter: QPainter | None = None
+        block = first
+        while block.isValid():
+            bars = block.blockFormat().stringProperty(QUOTE_BARS)
+            if bars:
+                if painter is None:
+                    painter = QPainter(viewport)
+                    painter.setPen(Qt.PenStyle.NoPen)
+                    painter.setBrush(QColor(colors_of(self.document()).quote_bar))
+                rect = layout.blockBoundingRect(block)
+                for x in bars.split(","):
+                    painter.drawRect(int(margin + int(x) + dx), int(rect.top() + dy), QUOTE_BAR_PX,
+                                     int(rect.height()) + 1)
+            if block == last:
+                break
+            block = block.next()
+        if painter is not None:
+            painter.end()
 
     # --- scrolling ----------------------------------------------------------------------------------
     def _at_bottom(self) -> bool:

@@ -24,7 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from widgets.conversation_delegate import DETAIL_ROLE, PIECES_ROLE, PINNED_ROLE, TITLE_ROLE, ConversationDelegate
 from widgets.icons import icon
+from widgets.safe_text import plain_tooltip
+from widgets.search_snippet import snippet_pieces, unmarked
 
 SEARCH_DEBOUNCE_MS = 200
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -42,7 +45,7 @@ class ConversationItem:
 class SearchHit:
     conversation_id: int
     title: str
-    snippet: str
+    snippet: str  # as the search found it: markdown, with the matched words between search_snippet's marks
 
 
 def _when(epoch_ms: int) -> str:
@@ -55,15 +58,42 @@ def _when(epoch_ms: int) -> str:
     return moment.strftime("%Y-%m-%d")
 
 
+RENAME_DIALOG_MIN_WIDTH_PX = 320  # the title field; it makes the dialog wide enough for its title
+
+
+def delete_confirmation(parent: QWidget | None, title: str) -> QMessageBox:
+    """The delete question: Qt's own dialog (so it follows the app's theme), No by default."""
+    box = QMessageBox(QMessageBox.Icon.Question, "Delete conversation",
+                      f"Delete “{title}” and everything in it? This cannot be undone.",
+                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, parent)
+    box.setOption(QMessageBox.Option.DontUseNativeDialog, True)
+    box.setDefaultButton(QMessageBox.StandardButton.No)
+    box.setEscapeButton(QMessageBox.StandardButton.No)
+    return box
+
+
+def rename_dialog(parent: QWidget | None, current: str) -> QInputDialog:
+    """The rename prompt, wide enough that its title is not cut."""
+    dialog = QInputDialog(parent)
+    dialog.setWindowTitle("Rename conversation")
+    dialog.setLabelText("Title:")
+    dialog.setTextValue(current)
+    field = dialog.findChild(QLineEdit)
+    if field is not None:  # the dialog sizes itself to its field; a wider field gives the title room
+        field.setMinimumWidth(RENAME_DIALOG_MIN_WIDTH_PX)
+    return dialog
+
+
 def _ask_confirmation(parent: QWidget, title: str) -> bool:
-    answer = QMessageBox.question(parent, "Delete conversation",
-                                  f"Delete “{title}” and everything in it? This cannot be undone.")
-    return answer == QMessageBox.StandardButton.Yes
+    return delete_confirmation(parent, title).exec() == QMessageBox.StandardButton.Yes
 
 
 def _ask_title(parent: QWidget, current: str) -> str | None:
-    text, ok = QInputDialog.getText(parent, "Rename conversation", "Title:", text=current)
-    return text.strip() if ok and text.strip() else None
+    dialog = rename_dialog(parent, current)
+    if dialog.exec() != QInputDialog.DialogCode.Accepted:
+        return None
+    text = dialog.textValue().strip()
+    return text or None
 
 
 class ConversationList(QWidget):
@@ -93,6 +123,9 @@ class ConversationList(QWidget):
         self.search_box.setClearButtonEnabled(True)
         self.list = QListWidget()
         self.list.setAccessibleName("Conversations")
+        self.list.setItemDelegate(ConversationDelegate(self.list))
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu)
         self.list.itemActivated.connect(self._activated)
@@ -121,10 +154,14 @@ class ConversationList(QWidget):
         ordered = sorted(items, key=lambda c: (not c.pinned, -c.updated_at))
         self.list.clear()
         for item in ordered:
-            label = f"{'📌 ' if item.pinned else ''}{item.title or 'Untitled'}\n{_when(item.updated_at)}"
-            row = QListWidgetItem(label)
+            title = item.title or "Untitled"
+            when = _when(item.updated_at)
+            row = QListWidgetItem(f"{'Pinned: ' if item.pinned else ''}{title}\n{when}")
             row.setData(ID_ROLE, item.id)
-            row.setToolTip(item.title)
+            row.setData(TITLE_ROLE, title)
+            row.setData(PINNED_ROLE, item.pinned)
+            row.setData(DETAIL_ROLE, when)
+            row.setToolTip(plain_tooltip(item.title))
             self.list.addItem(row)
             if item.id == selected:
                 self.list.setCurrentItem(row)
@@ -137,9 +174,13 @@ class ConversationList(QWidget):
             empty.setFlags(Qt.ItemFlag.NoItemFlags)
             self.list.addItem(empty)
         for hit in hits:
-            row = QListWidgetItem(f"{hit.title or 'Untitled'}\n{hit.snippet}")
+            pieces = snippet_pieces(hit.snippet)
+            title = hit.title or "Untitled"
+            row = QListWidgetItem(f"{title}\n{unmarked(pieces)}")
             row.setData(ID_ROLE, hit.conversation_id)
-            row.setToolTip(hit.snippet)
+            row.setData(TITLE_ROLE, title)
+            row.setData(PIECES_ROLE, [(piece.text, piece.marked) for piece in pieces])
+            row.setToolTip(plain_tooltip(f"{hit.title}\n{unmarked(pieces)}" if hit.title else unmarked(pieces)))
             self.list.addItem(row)
 
     @property

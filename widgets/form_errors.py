@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from widgets.safe_text import plain_label
+
 
 def error_label() -> QLabel:
-    label = QLabel()
+    label = plain_label("")  # messages quote what the user typed
     label.setObjectName("fieldError")
     label.setWordWrap(True)
     label.setStyleSheet("color: #c0392b")

@@ -31,14 +31,17 @@ from PySide6.QtWidgets import (
 
 from orchestration.run_trace import ModelCallTrace, RunSummary, RunTrace, ToolCallTrace
 from tools.mcp.connection import ServerStatus
+from widgets.safe_text import plain_label, plain_tooltip
 
 FRAME_MS = 16
-TIMELINE_COLUMN_WIDTHS = (130, 80, 260)  # step, status, time; details take the rest
+TIMELINE_COLUMNS = 4  # step, status, time, details
+TIME_COLUMN_MAX_WIDTH = 420  # the time column fits its text up to this; longer text is elided, whole in the tooltip
 ROLE_PAYLOAD = Qt.ItemDataRole.UserRole
 
 
 def _clock(ts: int, origin: int | None) -> str:
-    return f"+{(ts - origin) / 1000:.3f} s" if origin else ""
+    """A moment as milliseconds after the run started."""
+    return f"+{ts - origin:,} ms" if origin else ""
 
 
 def _ms(value: int | None) -> str:
@@ -70,8 +73,7 @@ class Inspector(QDockWidget):
         self.timeline.setAccessibleName("Run timeline")
         self.timeline.setHeaderLabels(["Step", "Status", "Time", "Details"])
         self.timeline.currentItemChanged.connect(self._item_chosen)
-        for column, width in enumerate(TIMELINE_COLUMN_WIDTHS):
-            self.timeline.setColumnWidth(column, width)
+        self.timeline.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
         self.detail.setAccessibleName("Request, response or tool call as JSON")
@@ -83,7 +85,7 @@ class Inspector(QDockWidget):
         self.export_button.setAccessibleName("Export the whole run as JSON")
         self.export_button.clicked.connect(self._export)
         self.empty = QLabel("No runs in this conversation yet.")
-        self.mcp_servers = QLabel()
+        self.mcp_servers = plain_label("")
         self.mcp_servers.setWordWrap(True)
         self.mcp_servers.setAccessibleName("MCP server status")
         self.mcp_servers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -253,10 +255,26 @@ class Inspector(QDockWidget):
             self.timeline.setCurrentItem(restore)
         elif selected is None and trace.calls:
             self.timeline.setCurrentItem(self.timeline.topLevelItem(len(trace.run_warnings)))
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Step and status fit their longest text; time up to ``TIME_COLUMN_MAX_WIDTH``; details take the rest.
+        Every cell's whole text is its tooltip, for what is still elided."""
+        root = self.timeline.invisibleRootItem()
+        pending = [root.child(i) for i in range(root.childCount())]
+        while pending:
+            item = pending.pop()
+            for column in range(TIMELINE_COLUMNS):
+                item.setToolTip(column, plain_tooltip(item.text(column)))
+            pending.extend(item.child(i) for i in range(item.childCount()))
+        for column in (0, 1, 2):
+            self.timeline.resizeColumnToContents(column)
+        if self.timeline.columnWidth(2) > TIME_COLUMN_MAX_WIDTH:
+            self.timeline.setColumnWidth(2, TIME_COLUMN_MAX_WIDTH)
 
     def _warning_item(self, parent: QTreeWidgetItem, warning: Any, origin: int | None) -> None:
         item = QTreeWidgetItem(["Warning", warning.code, _clock(warning.ts, origin), warning.message])
-        item.setToolTip(3, warning.message)
+        item.setToolTip(3, plain_tooltip(warning.message))
         parent.addChild(item)
 
     def _item_chosen(self, item: QTreeWidgetItem | None, _previous: Any = None) -> None:

@@ -6,7 +6,6 @@ provider to use is the app's job (``app/chat_session.py``), which connects to th
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -26,14 +25,16 @@ from widgets.approval_panel import ApprovalPanel
 from widgets.chat_view import ChatView
 from widgets.composer import Composer
 from widgets.conversation_list import ConversationList
+from widgets.drawer_space import CHAT_MIN_WIDTH, SIDE_MIN_WIDTH, drawer_space
 from widgets.inspector import Inspector
+from widgets.menu_bar import WindowMenus
 from widgets.reasoning_pane import ReasoningPane
+from widgets.safe_text import plain_label, plain_tooltip
 from widgets.search_results_pane import SearchResultsPane
 from widgets.warning_banner import WarningBanner
 
 SIDE_WIDTH = 260
 PANES_WIDTH = 340
-INSPECTOR_WIDTH = 560  # the drawer's width when it opens
 
 
 class Welcome(QWidget):
@@ -49,6 +50,12 @@ class Welcome(QWidget):
         self.text.setTextFormat(Qt.TextFormat.RichText)
         self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.text.setAccessibleName("Welcome")
+        self.notice = QLabel()
+        self.notice.setObjectName("paneNotice")  # styled like the panes' notices
+        self.notice.setWordWrap(True)
+        self.notice.setTextFormat(Qt.TextFormat.PlainText)
+        self.notice.setAccessibleName("Welcome notice")
+        self.notice.hide()
         self.buttons = QVBoxLayout()
         self.add_button = QPushButton("Add a provider…")
         self.add_button.setAccessibleName("Add a provider")
@@ -56,10 +63,19 @@ class Welcome(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(32, 32, 32, 32)
         layout.addWidget(self.text)
+        layout.addWidget(self.notice)
         layout.addLayout(self.buttons)
         layout.addWidget(self.add_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addStretch(1)
         self.set_servers([], searching=True)
+
+    def show_notice(self, text: str) -> None:
+        """A problem to show above the buttons (such as a send without a provider); "" removes it."""
+        self.notice.setText(text)
+        self.notice.setVisible(bool(text))
+
+    def notice_text(self) -> str:
+        return self.notice.text() if not self.notice.isHidden() else ""
 
     def set_servers(self, servers: list[tuple[str, str, str]], *, searching: bool = False) -> None:
         """``servers``: (title, preset name, base URL) of local servers that answered."""
@@ -124,14 +140,17 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(centre)
         self.splitter.addWidget(self.panes)
         self.splitter.setStretchFactor(1, 1)
+        self.splitter.setCollapsible(0, False)
         self.splitter.setCollapsible(1, False)
+        self.conversations.setMinimumWidth(SIDE_MIN_WIDTH)
+        centre.setMinimumWidth(CHAT_MIN_WIDTH)
         self.splitter.setSizes([SIDE_WIDTH, 1280 - SIDE_WIDTH - PANES_WIDTH, PANES_WIDTH])
         self.setCentralWidget(self.splitter)
 
-        self.model_label = QLabel()
-        self.usage_label = QLabel()
-        self.keyring_label = QLabel()
-        self.mcp_label = QLabel()
+        self.model_label = plain_label("")
+        self.usage_label = plain_label("")
+        self.keyring_label = plain_label("")
+        self.mcp_label = plain_label("")
         for label, name in ((self.model_label, "Provider and model"), (self.usage_label, "Token usage"),
                             (self.mcp_label, "MCP servers"), (self.keyring_label, "Keyring status")):
             label.setAccessibleName(name)
@@ -140,16 +159,15 @@ class MainWindow(QMainWindow):
         self.inspector = Inspector(self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.inspector)
         self.inspector.hide()
+        self.inspector.visibilityChanged.connect(self._drawer_visibility)
         self._live_answer: list[str] | None = None
+        # while the drawer is open: the width set for it, the width before, the splitter's sizes, panes shown
+        self._before_drawer: tuple[int, int, list[int], bool] | None = None
 
         self.reasoning_pane.visibility_wanted.connect(self._show_reasoning)
         self.search_pane.visibility_wanted.connect(self._show_search)
-        QShortcut(QKeySequence("Ctrl+N"), self, activated=self.conversations.new_chat_requested.emit)
-        QShortcut(QKeySequence("Ctrl+K"), self, activated=self.conversations.focus_search)
         QShortcut(QKeySequence("Escape"), self, activated=self._escape)
-        QShortcut(QKeySequence("Ctrl+I"), self, activated=self.toggle_inspector)
-        QShortcut(QKeySequence("Ctrl+,"), self, activated=self.preferences_requested.emit)
-        QShortcut(QKeySequence("Ctrl+Shift+C"), self, activated=self.copy_last_answer)
+        self.menus = WindowMenus(self)  # File, Edit, View, Help; the other shortcuts are on their actions
         self.centre_stack.setAccessibleName("Conversation")
         self.conversations.setAccessibleName("Conversations")
         self.reasoning_pane.setAccessibleName("Reasoning")
@@ -185,15 +203,78 @@ class MainWindow(QMainWindow):
         elif self.reasoning_pane.phase_count():
             self.panes.setCurrentWidget(self.reasoning_pane)
 
+    def show_pane(self, pane: QWidget | None) -> None:
+        """Show the right panes on ``pane``'s tab (reasoning or search results), or hide them (None)."""
+        if pane is None:
+            self.panes.hide()
+            return
+        self.panes.setCurrentWidget(pane)
+        if self._before_drawer is not None:  # the drawer took their room; they come back when it closes
+            grown_to, before, sizes, _shown = self._before_drawer
+            self._before_drawer = (grown_to, before, sizes, True)
+            return
+        self.panes.show()
+        if self.splitter.sizes()[2] == 0:
+            sizes = self.splitter.sizes()
+            self.splitter.setSizes([sizes[0], max(sizes[1] - PANES_WIDTH, CHAT_MIN_WIDTH), PANES_WIDTH])
+
     def toggle_inspector(self) -> None:
         if self.inspector.isVisible():
             self.inspector.hide()
+            self._give_back_drawer_room()
             return
-        self.inspector.show()
-        self.resizeDocks([self.inspector], [INSPECTOR_WIDTH], Qt.Orientation.Horizontal)
+        self._open_drawer()
         self.inspector.raise_()
         self.inspector.runs.setFocus()
         self.inspector_shown.emit()
+
+    def _drawer_visibility(self, visible: bool) -> None:
+        if not visible:  # closed by its own button, or floated off as a window
+            self._give_back_drawer_room()
+
+    def _open_drawer(self) -> None:
+        """Show the inspector with room for it (widgets/drawer_space.py): the window grows if the screen allows,
+        else the drawer takes a bounded share and the right panes give way; the sidebar and chat stay usable."""
+        if self.inspector.isFloating():  # a window of its own: nothing here needs to make room
+            self.inspector.show()
+            return
+        sizes = self.splitter.sizes()
+        screen = self.screen()
+        frame = self.frameGeometry().width() - self.width()
+        screen_width = screen.availableGeometry().width() - frame if screen is not None else self.width()
+        chrome = 2 * self.splitter.handleWidth() + self.style().pixelMetric(
+            self.style().PixelMetric.PM_DockWidgetSeparatorExtent)
+        space = drawer_space(window_width=self.width(), screen_width=screen_width, side=sizes[0], chat=sizes[1],
+                             panes=sizes[2], can_grow=not (self.isMaximized() or self.isFullScreen()),
+                             chrome=chrome)
+        self._before_drawer = (space.window_width, self.width(), sizes, self.panes.isVisibleTo(self))
+        if space.window_width != self.width():
+            self.resize(space.window_width, self.height())
+            if screen is not None:
+                available = screen.availableGeometry()
+                overflow = self.frameGeometry().right() - available.right()
+                if overflow > 0:
+                    self.move(max(available.left(), self.x() - overflow), self.y())
+        self.panes.setVisible(space.panes > 0 and self.panes.isVisibleTo(self))
+        self.splitter.updateGeometry()  # its minimum width without the panes counts before the drawer is sized
+        self.layout().invalidate()
+        self.inspector.show()
+        self.resizeDocks([self.inspector], [space.drawer], Qt.Orientation.Horizontal)
+        self.layout().activate()  # the splitter gets its new width before its columns are set
+        self.splitter.setSizes([space.side, space.chat, space.panes])
+
+    def _give_back_drawer_room(self) -> None:
+        """The drawer closed: the window shrinks back if it grew for it, and hidden panes come back."""
+        if self._before_drawer is None:
+            return
+        grown_to, before, sizes, panes_shown = self._before_drawer
+        self._before_drawer = None
+        if self.width() == grown_to and before != grown_to:
+            self.resize(before, self.height())
+        self.panes.setVisible(panes_shown)
+        self.layout().invalidate()  # the dock may still count as shown when its own close button hid it
+        self.layout().activate()
+        self.splitter.setSizes(sizes)
 
     def last_answer(self) -> str:
         """The answer of the latest run in this window, else the newest answer of the open conversation."""
@@ -224,7 +305,7 @@ class MainWindow(QMainWindow):
                    mcp_detail: str | None = None) -> None:
         if mcp is not None:
             self.mcp_label.setText(mcp)
-            self.mcp_label.setToolTip(mcp_detail or "")
+            self.mcp_label.setToolTip(plain_tooltip(mcp_detail or ""))
         if model is not None:
             self.model_label.setText(model)
         if keyring is not None:
@@ -235,4 +316,4 @@ class MainWindow(QMainWindow):
 
     def show_error_in_chat(self, message: str) -> None:
         self.show_welcome(False)
-        self.chat_view.add_error(html.unescape(message))
+        self.chat_view.add_error(message)

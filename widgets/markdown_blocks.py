@@ -7,10 +7,16 @@ line inside a list makes it loose, and items after it still belong to the same l
 lines and indented code. So a block is only declared finished when the first line after the blank line
 arrives and cannot continue it.
 
-A few constructs depend on distant context in Qt's markdown importer (link reference definitions, raw HTML
-blocks, and a table anywhere after a code block or quote, whose header loses its formatting in a full
-render);
-``needs_full_render`` says so, and the view then renders the finished message once in full.
+A long list is one block by that rule, and re-rendering it whole every frame would make streaming quadratic.
+So a list is also cut where a new top-level item starts (same indent, same kind of marker): the items before it
+can no longer change, and they render the same alone because the chat document draws list items as separate
+blocks. The cut-off part of an ordered list has its first number rewritten to where the list has got to
+(CommonMark numbers items from the first one), so numbering carries on; when the number would be wider than the
+one written (which would move the item's content), the list is no longer cut.
+
+A few constructs depend on distant context (link reference definitions, raw HTML blocks that may span blank
+lines, and a table anywhere after a code block or quote, kept from Qt's importer); ``needs_full_render`` says
+so, and the view then renders the finished message once in full.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from dataclasses import dataclass, field
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+_ITEM_PARTS = re.compile(r"^( {0,3})(?:([-+*])|(\d{1,9})([.)]))(?=[ \t]|$)")
 _INDENTED = re.compile(r"^(?: {1,}|\t)\S")
 _REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:")
 _HTML_BLOCK = re.compile(r"^ {0,3}<[A-Za-z!?/]")
@@ -61,6 +68,9 @@ class BlockSplitter:
         self._pending_blank: list[str] = []  # blank lines after the current block, not yet assigned
         self._fence: tuple[str, int] | None = None  # (char, length) of the open fence
         self._seen_kinds: set[str] = set()
+        self._list: tuple[str, str, int] | None = None  # the current list's (indent, marker kind, start number)
+        self._items = 0  # top-level items of the current list seen so far
+        self._content_indent = 0  # where the current top-level item's content starts
         self.needs_full_render = False
 
     @property
@@ -99,6 +109,13 @@ class BlockSplitter:
                 self._current.lines.append(line)  # leading blank lines stay with the next block
             return []
         finished: list[str] = []
+        item = self._next_item(bare) if self._current.kind == "list" and self._current.lines else None
+        if item is not None:
+            finished.append(self._close_current())
+            marker = _ITEM_PARTS.match(line)
+            self._current.kind = "list"
+            self._current.lines.append(item + line[marker.end():] if marker else line)
+            return finished
         if self._pending_blank and not self._continues(bare):
             finished.append(self._close_current())
         elif self._pending_blank:
@@ -106,6 +123,12 @@ class BlockSplitter:
             self._pending_blank = []
         if not self._current.lines or all(not ln.strip() for ln in self._current.lines):
             self._current.kind = _kind_of(bare)
+            if self._current.kind == "list":
+                self._start_list(bare)
+        elif self._current.kind != "list" and _LIST_ITEM.match(bare) and not _RULE.match(bare):
+            # a list begun inside another block: keep what follows together as a list would, but never cut it
+            self._current.kind = "list"
+            self._list = None
         self._current.lines.append(line)
         if self._current.kind == "paragraph" and _TABLE_DELIMITER.match(bare) and "|" in "".join(self._current.lines):
             self._current.kind = "table"
@@ -116,12 +139,46 @@ class BlockSplitter:
             self._fence = (match.group(1)[0], len(match.group(1)))
         return finished
 
+    def _start_list(self, line: str) -> None:
+        match = _ITEM_PARTS.match(line)
+        if match is None:
+            self._list = None
+            return
+        indent, bullet, number, delimiter = match.groups()
+        self._list = (indent, bullet or delimiter, int(number) if number else 0)
+        self._items = 1
+        self._content_indent = _content_indent(line, match.end())
+
+    def _next_item(self, line: str) -> str | None:
+        """The marker to start a new chunk with, when ``line`` is the next top-level item of the current list."""
+        if self._list is None:
+            return None
+        match = _ITEM_PARTS.match(line)
+        if match is None or _RULE.match(line):
+            # only lines indented into the item keep the list certain; anything else may have ended it
+            if line.startswith("\t") or len(line) - len(line.lstrip(" ")) < self._content_indent:
+                self._list = None
+            return None
+        indent, bullet, number, delimiter = match.groups()
+        if indent != self._list[0] or (bullet or delimiter) != self._list[1]:
+            if len(indent) < self._content_indent:
+                self._list = None  # another kind of marker outside the item: another list, or the end of this one
+            return None
+        self._items += 1
+        self._content_indent = _content_indent(line, match.end())
+        if bullet:
+            return match.group(0)
+        continued = str(self._list[2] + self._items - 1)
+        if len(continued) > len(number):  # a wider marker would move the item's content: keep the list whole
+            self._list = None
+            return None
+        return f"{indent}{continued.zfill(len(number))}{delimiter}"  # the same width: "07." counts as 7
+
     def _continues(self, line: str) -> bool:
-        kind = self._current.kind
-        if kind == "list":
+        if line.startswith(("    ", "\t")):
+            return True  # indented code goes on across blank lines after any block: keeping it whole is safe
+        if self._current.kind == "list":
             return bool(_LIST_ITEM.match(line) or _INDENTED.match(line))
-        if kind == "code":
-            return line.startswith(("    ", "\t"))
         return False
 
     def _close_current(self) -> str:
@@ -130,6 +187,13 @@ class BlockSplitter:
         self._current = _Block()
         self._pending_blank = []
         return block
+
+
+def _content_indent(line: str, marker_end: int) -> int:
+    """Where an item's content starts: after the marker and 1-4 spaces (one when more follow, or none)."""
+    rest = line[marker_end:]
+    spaces = len(rest) - len(rest.lstrip(" "))
+    return marker_end + (1 if spaces == 0 or spaces > 4 or not rest.strip() else spaces)
 
 
 def may_contain_table(text: str) -> bool:

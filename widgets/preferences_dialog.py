@@ -1,4 +1,4 @@
-"""Preferences (Ctrl+,): providers, web search, tools and loop limits, MCP servers, appearance.
+"""Preferences (Ctrl+,): providers, web search, tools and loop limits, workspace, MCP servers, appearance.
 
 The dialog edits a copy of the settings and hands back a validated ``Settings`` from ``result_settings()``; it
 never reads or writes the settings file or the network itself. Keys go through the injected ``KeyActions`` as
@@ -9,7 +9,7 @@ its field and OK stays disabled until none is left.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from annotated_types import Ge, Gt, Le
@@ -39,15 +39,32 @@ from widgets.form_errors import error_label
 from widgets.preferences_keys import KeyActions, KeyRow
 from widgets.preferences_mcp import McpHooks, McpServersTab
 from widgets.preferences_providers import ConnectionTester, ProvidersTab
+from widgets.preferences_workspace import FolderChooser, WorkspaceTab, choose_folder
+from widgets.safe_text import plain_label
 
 SEARCH_TITLES = {"": "DuckDuckGo (default, no key)", "tavily": "Tavily", "brave": "Brave Search", "exa": "Exa",
                  "searxng": "SearXNG (self-hosted)"}
 APPROVAL_CHOICES = (("", "tool's default"), ("ask", "ask"), ("allow", "allow"), ("deny", "deny"))
+SPIN_TEXT_INDENT_PX = 9  # a spin box's text starts where a line edit's does (its 10 px padding, less the frame)
 SMALLEST_TIMEOUT = 0.1  # seconds: the spin box's floor for tool_timeout, whose bound is "greater than 0"
 LIMIT_TITLES = {"max_iterations": "Max iterations", "max_tool_only_iterations": "Max tool-only iterations",
                 "max_calls_per_turn": "Tool calls per turn", "turn_output_chars": "Tool output per turn (chars)",
                 "tool_output_chars": "Output per tool result (chars)", "tool_timeout": "Tool timeout (s)",
+                "model_call_timeout": "Model call deadline (s)",
                 "max_parallel_tools": "Parallel tools"}
+
+
+APPROVAL_HINT = ("Approval: “tool's default” is the tool's own setting, shown in brackets. “ask” asks you before "
+                 "each call, “allow” runs it without asking, “deny” never offers the tool to the model.")
+
+
+def readable(number: float) -> str:
+    """A limit for people: 2,000,000 rather than 2e+06, 0.5 as 0.5, and ∞ for no upper bound."""
+    if number == float("inf"):
+        return "∞"
+    if float(number).is_integer():
+        return f"{int(number):,}"
+    return f"{number:,}"
 
 
 def limit_bounds(name: str) -> tuple[float, float]:
@@ -66,7 +83,9 @@ def limit_bounds(name: str) -> tuple[float, float]:
 class PreferencesDialog(QDialog):
     def __init__(self, parent: QWidget | None = None, *, settings: Settings, keys: KeyActions,
                  tools: Sequence[tuple[str, str]] = (), test_connection: ConnectionTester | None = None,
-                 mcp: McpHooks | None = None) -> None:
+                 mcp: McpHooks | None = None, tool_defaults: Mapping[str, str] | None = None,
+                 folder_chooser: FolderChooser = choose_folder) -> None:
+        """``tool_defaults``: each tool's own approval policy ("ask" or "allow"), shown with "tool's default"."""
         super().__init__(parent)
         self.setWindowTitle("Preferences")
         self.setAccessibleName("Preferences")
@@ -74,7 +93,7 @@ class PreferencesDialog(QDialog):
         self.original = settings.model_copy(deep=True)
         self.keys = keys
 
-        self.keyring_notice = QLabel()
+        self.keyring_notice = plain_label("")
         self.keyring_notice.setObjectName("paneNotice")
         self.keyring_notice.setWordWrap(True)
         self.keyring_notice.setAccessibleName("Keyring status")
@@ -88,7 +107,9 @@ class PreferencesDialog(QDialog):
         self.providers = ProvidersTab(settings.providers, settings.default_provider, keys, test_connection)
         self.tabs.addTab(self.providers, "Providers")
         self.tabs.addTab(self._search_tab(settings), "Search")
-        self.tabs.addTab(self._tools_tab(settings, tools), "Tools")
+        self.tabs.addTab(self._tools_tab(settings, tools, tool_defaults or {}), "Tools")
+        self.workspace = WorkspaceTab(settings.workspace_folders, settings.tools.approval, chooser=folder_chooser)
+        self.tabs.addTab(self.workspace, "Workspace")
         self.mcp_servers = McpServersTab(settings.mcp_servers, keys, mcp or McpHooks())
         self.tabs.addTab(self.mcp_servers, "MCP servers")
         self.tabs.addTab(self._appearance_tab(settings), "Appearance")
@@ -107,6 +128,9 @@ class PreferencesDialog(QDialog):
         self.providers.changed.connect(self.revalidate)
         self.mcp_servers.changed.connect(self.revalidate)
         self.finished.connect(self.mcp_servers.detach)
+        for box in self.findChildren(QAbstractSpinBox):
+            # the style sheets cannot indent a spin box's text (Qt ignores its left padding): match the line edits
+            box.lineEdit().setTextMargins(SPIN_TEXT_INDENT_PX, 0, 0, 0)
         self.revalidate()
 
     # --- tabs ---------------------------------------------------------------------------------------
@@ -161,7 +185,8 @@ class PreferencesDialog(QDialog):
         self.searxng_url.setEnabled(backend == "searxng")
         self.revalidate()
 
-    def _tools_tab(self, settings: Settings, tools: Sequence[tuple[str, str]]) -> QWidget:
+    def _tools_tab(self, settings: Settings, tools: Sequence[tuple[str, str]],
+                   tool_defaults: Mapping[str, str]) -> QWidget:
         self.tool_table = QTableWidget(len(tools), 2)
         self.tool_table.setAccessibleName("Tools")
         self.tool_table.setHorizontalHeaderLabels(["Tool", "Approval"])
@@ -177,7 +202,8 @@ class PreferencesDialog(QDialog):
             policy = QComboBox()
             policy.setAccessibleName(f"Approval for {name}")
             for value, title in APPROVAL_CHOICES:
-                policy.addItem(title, value)
+                own = tool_defaults.get(name) if not value else None
+                policy.addItem(f"{title} ({own})" if own else title, value)
             policy.setCurrentIndex(max(0, policy.findData(settings.tools.approval.get(name, ""))))
             self.tool_table.setCellWidget(index, 0, check)
             self.tool_table.setCellWidget(index, 1, policy)
@@ -204,16 +230,22 @@ class PreferencesDialog(QDialog):
             box.setAccessibleName(LIMIT_TITLES.get(name, name))
             box.setToolTip(field.description or "")
             self.limit_fields[name] = box
-            hint = QLabel(f"default {field.default:g}, {low:g}–{high:g}")
+            if isinstance(box, QSpinBox):
+                box.setGroupSeparatorShown(True)  # 2,000,000 rather than 2000000
+            hint = QLabel(f"default {readable(field.default)}, {readable(low)}–{readable(high)}")
             hint.setObjectName("paneStatus")
             row = QHBoxLayout()
             row.addWidget(box)
             row.addWidget(hint, 1)
             limits_form.addRow(LIMIT_TITLES.get(name, name), row)
 
+        approval_hint = QLabel(APPROVAL_HINT)
+        approval_hint.setObjectName("paneStatus")
+        approval_hint.setWordWrap(True)
         tab = QWidget()
         column = QVBoxLayout(tab)
         column.addWidget(self.tool_table, 1)
+        column.addWidget(approval_hint)
         column.addWidget(limits)
         return tab
 
@@ -294,7 +326,9 @@ class PreferencesDialog(QDialog):
                 approval[name] = policy
             else:
                 approval.pop(name, None)
-        data["tools"] = {"enabled": {k: v for k, v in enabled.items() if not v}, "approval": approval}
+        data["tools"] = {"enabled": {k: v for k, v in enabled.items() if not v},
+                         "approval": self.workspace.apply_approval(approval)}
+        data["workspace_folders"] = self.workspace.result_folders()
         data["limits"] = {name: box.value() for name, box in self.limit_fields.items()}
         data["mcp_servers"] = [server.model_dump() for server in self.mcp_servers.result()]
         data["ui"] = {"theme": self.theme.currentData(), "font_size": self.font_size.value()}

@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QWidget
+
+from widgets.safe_text import plain_label
 
 KEY_STATUS_TEXT = {"keyring": "A key is stored in the keyring.", "session": "A key is kept for this session only.",
                    None: "No key stored."}
@@ -47,7 +49,7 @@ class KeyRow(QWidget):
         self.store_button.setAccessibleName(f"{accessible_name}: store")
         self.forget_button = QPushButton("Forget key")
         self.forget_button.setAccessibleName(f"{accessible_name}: forget")
-        self.status = QLabel()
+        self.status = plain_label("")
         self.status.setObjectName("keyStatus")
         self.status.setWordWrap(True)
         self.status.setAccessibleName(f"{accessible_name} status")

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
@@ -36,6 +35,7 @@ from widgets.form_errors import error_label, with_error
 from widgets.list_form_tab import ListFormTab
 from widgets.preferences_keys import KeyActions, KeyRow
 from widgets.preferences_providers import parse_headers
+from widgets.safe_text import plain_label
 
 StatusListener = Callable[[ServerStatus], None]
 HEADER_NAME_PATTERN = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"  # an HTTP token (RFC 9110)
@@ -134,12 +134,16 @@ def row_problems(row: dict[str, Any]) -> tuple[McpServerSettings | None, dict[st
         return None, {"name": "; ".join(e["msg"].removeprefix("Value error, ") for e in error.errors())}
 
 
+def _tools(count: int) -> str:
+    return "1 tool" if count == 1 else f"{count:,} tools"
+
+
 def describe_status(status: ServerStatus | None) -> str:
     if status is None:
         return "not connected yet (applies after OK)"
     text = status.state
     if status.state == "running":
-        text += f", {len(status.tools)} tools"
+        text += f", {_tools(len(status.tools))}"
     if status.message:
         text += f": {status.message}"
     return text
@@ -170,31 +174,31 @@ class McpServersTab(ListFormTab):
         self.transport.addItem("http (streamable HTTP at a URL)", "http")
         self.command = QLineEdit()
         self.command.setAccessibleName("Command and arguments")
-        self.command.setPlaceholderText("uvx mcp-server-time --local-timezone UTC")
+        self.command.setPlaceholderText("The program to start, then its arguments")
         self.cwd = QLineEdit()
         self.cwd.setAccessibleName("Working directory")
-        self.cwd.setPlaceholderText("default: Parley's")
+        self.cwd.setPlaceholderText("Empty: Parley's own working folder")
         self.env = QPlainTextEdit()
         self.env.setAccessibleName("Environment")
-        self.env.setPlaceholderText("NAME=value, one per line (no secrets: name them below)")
+        self.env.setPlaceholderText("One NAME=value per line; secrets go under Secret variables")
         self.env.setFixedHeight(56)
         self.secret_env = QLineEdit()
         self.secret_env.setAccessibleName("Secret variables")
-        self.secret_env.setPlaceholderText("API_TOKEN, OTHER_SECRET")
+        self.secret_env.setPlaceholderText("Names of variables kept in the keyring, comma-separated")
         self.url = QLineEdit()
         self.url.setAccessibleName("Server URL")
-        self.url.setPlaceholderText("https://example.org/mcp")
+        self.url.setPlaceholderText("The server's address, starting with http:// or https://")
         self.headers = QPlainTextEdit()
         self.headers.setAccessibleName("Headers")
-        self.headers.setPlaceholderText("Name: value, one per line (no secrets: name them below)")
+        self.headers.setPlaceholderText("One Name: value per line; secrets go under Secret headers")
         self.headers.setFixedHeight(56)
         self.secret_headers = QLineEdit()
         self.secret_headers.setAccessibleName("Secret headers")
-        self.secret_headers.setPlaceholderText("Authorization")
+        self.secret_headers.setPlaceholderText("Names of headers kept in the keyring, comma-separated")
         self.secret_name = QComboBox()
         self.secret_name.setAccessibleName("Secret to set")
         self.secret_key = KeyRow(keys, "Secret value")
-        self.status = QLabel()
+        self.status = plain_label("")
         self.status.setWordWrap(True)
         self.status.setAccessibleName("Server status")
         self.reconnect_button = QPushButton("Reconnect")
@@ -204,7 +208,7 @@ class McpServersTab(ListFormTab):
         self.test_button = QPushButton("Test")
         self.test_button.setAccessibleName("Test the MCP server")
         self.test_button.setEnabled(hooks.probe is not None)
-        self.test_result = QLabel()
+        self.test_result = plain_label("")
         self.test_result.setWordWrap(True)
         self.test_result.setAccessibleName("MCP test result")
         self.errors = {name: error_label() for name in FORM_FIELDS}
@@ -448,5 +452,5 @@ class McpServersTab(ListFormTab):
             return
         shown = ", ".join(status.tools[:TOOLS_SHOWN]) + (f" and {len(status.tools) - TOOLS_SHOWN} more"
                                                          if len(status.tools) > TOOLS_SHOWN else "")
-        self.test_result.setText(f"Connected: {len(status.tools)} tools: {shown}" if status.tools
+        self.test_result.setText(f"Connected: {_tools(len(status.tools))}: {shown}" if status.tools
                                  else "Connected, but the server lists no tools.")

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
@@ -31,6 +30,7 @@ from orchestration.providers.presets import PRESETS
 from widgets.form_errors import error_label, with_error
 from widgets.list_form_tab import ListFormTab
 from widgets.preferences_keys import KeyActions, KeyRow
+from widgets.safe_text import plain_label
 
 ConnectionTester = Callable[[ProviderSettings, str | None], Awaitable[list[str]]]
 REASONING_CHOICES = ("", "minimal", "low", "medium", "high")  # "" leaves it to the composer's picker
@@ -121,7 +121,7 @@ class ProvidersTab(ListFormTab):
         self.key = KeyRow(keys, "API key")
         self.test_button = QPushButton("Test connection")
         self.test_button.setAccessibleName("Test connection")
-        self.test_result = QLabel()
+        self.test_result = plain_label("")
         self.test_result.setWordWrap(True)
         self.test_result.setAccessibleName("Connection test result")
         self.errors = {name: error_label() for name in FORM_FIELDS}
@@ -292,7 +292,8 @@ class ProvidersTab(ListFormTab):
             return
         shown = ", ".join(models[:MODELS_SHOWN]) + (f" and {len(models) - MODELS_SHOWN} more"
                                                    if len(models) > MODELS_SHOWN else "")
-        self.test_result.setText(f"Connected: {len(models)} models. {shown}" if models
+        count = f"{len(models):,} model" if len(models) == 1 else f"{len(models):,} models"
+        self.test_result.setText(f"Connected: {count}. {shown}" if models
                                  else "Connected, but the provider lists no models.")
         typed = self.model.currentText()
         self._loading = True

@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QPalette, QTextCharFormat, QTextCursor, QTextFrame, QTextFrameFormat
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from widgets.icons import icon
+from widgets.safe_text import SafeDocument, plain_label
 from widgets.spinner import Spinner
 
 if TYPE_CHECKING:  # events are told apart by their `type`, so no runtime import is needed
@@ -98,12 +99,13 @@ class ReasoningPane(QWidget):
         self._spinner.setAccessibleName("Reasoning in progress")
         self._spinner.hide()
 
-        self._status = QLabel(IDLE_TEXT, self)
+        self._status = plain_label(IDLE_TEXT, self)
         self._status.setObjectName("paneStatus")
         self._status.setWordWrap(True)
         self._status.setAccessibleName("Reasoning status")
 
         self._view = QTextBrowser(self)
+        self._view.setDocument(SafeDocument(self._view))  # reasoning is model text: it loads nothing
         self._view.setObjectName("reasoningView")
         self._view.setAccessibleName("Reasoning text")
         self._view.setOpenLinks(False)
@@ -351,7 +353,10 @@ class ReasoningPane(QWidget):
             for index in range(len(self._frames)):
                 heading = self._frames[index].firstCursorPosition()
                 heading.movePosition(QTextCursor.MoveOperation.PreviousBlock)
-                heading.select(QTextCursor.SelectionType.BlockUnderCursor)
+                # Only the heading's own text: a selection reaching back over the block break would take in
+                # the whole previous phase frame and turn its text into a heading.
+                heading.movePosition(QTextCursor.MoveOperation.StartOfBlock)
+                heading.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
                 heading.mergeCharFormat(self._heading_format())
 
     # --- collapse ---------------------------------------------------------------------------------------------

@@ -89,7 +89,15 @@ class SearchResults:
     def __init__(self) -> None:
         self._entries: dict[str, ResultEntry] = {}
         self.queries: list[str] = []
+        self._hits_per_query: dict[str, int] = {}
         self.dropped = 0
+
+    def searches(self) -> list[tuple[str, int]]:
+        """Each query searched this run, in order, with how many results its search returned.
+
+        A query searched again (the same words) is one search; its count is the larger of the two.
+        """
+        return [(query, self._hits_per_query[query]) for query in self.queries]
 
     def entries(self) -> list[ResultEntry]:
         return list(self._entries.values())
@@ -100,6 +108,7 @@ class SearchResults:
     def clear(self) -> None:
         self._entries.clear()
         self.queries.clear()
+        self._hits_per_query.clear()
         self.dropped = 0
 
     def add_tool_data(self, data: Any) -> list[ResultEntry]:
@@ -115,13 +124,15 @@ class SearchResults:
 
     def _add_search(self, data: dict[str, Any]) -> list[ResultEntry]:
         query = data.get("query")
-        if isinstance(query, str) and query.strip() and query.strip() not in self.queries:
-            self.queries.append(query.strip())
         results = data.get("results")
+        hits = [hit for hit in (results if isinstance(results, list) else [])
+                if isinstance(hit, dict) and isinstance(hit.get("url"), str) and hit["url"].strip()]
+        if isinstance(query, str) and query.strip():
+            if query.strip() not in self.queries:
+                self.queries.append(query.strip())
+            self._hits_per_query[query.strip()] = max(len(hits), self._hits_per_query.get(query.strip(), 0))
         changed: list[ResultEntry] = []
-        for hit in results if isinstance(results, list) else []:
-            if not isinstance(hit, dict) or not isinstance(hit.get("url"), str) or not hit["url"].strip():
-                continue
+        for hit in hits:
             entry = self._entry_for(hit["url"], hit.get("title"))
             if entry is None:
                 continue

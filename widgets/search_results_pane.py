@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
+from widgets.safe_text import plain_tooltip
 from widgets.search_results import ResultEntry, SearchResults, is_openable
 
 if TYPE_CHECKING:  # events are told apart by their `type`, so no runtime import is needed
@@ -76,7 +77,7 @@ class ResultCard(QFrame):
         self._snippet.setVisible(bool(entry.snippet))
         openable = is_openable(entry.url)
         self.setCursor(Qt.CursorShape.PointingHandCursor if openable else Qt.CursorShape.ArrowCursor)
-        self.setToolTip(entry.url if openable else f"{entry.url} (not a web page; not opened)")
+        self.setToolTip(plain_tooltip(entry.url if openable else f"{entry.url} (not a web page; not opened)"))
         state = "read by the model" if entry.read else "found"
         self.setAccessibleName(entry.title)
         self.setAccessibleDescription(f"{entry.host or entry.url}, {state}. {entry.snippet}".strip())
@@ -215,7 +216,9 @@ class SearchResultsPane(QWidget):
         if self._run_id is not None and event.run_id != self._run_id:
             return
         if event.type == "tool_result" and event.status == "ok":
-            self._show_changes(self._results.add_tool_data(event.data))
+            searches_before = self._results.searches()
+            self._show_changes(self._results.add_tool_data(event.data),
+                               searched=self._results.searches() != searches_before)
         elif event.type == "content" and self._shown_for_run and not self._hidden_for_answer:
             self._hidden_for_answer = True
             self.visibility_wanted.emit(False)
@@ -247,7 +250,8 @@ class SearchResultsPane(QWidget):
         self._notice.hide()
         self._refresh_summary()
 
-    def _show_changes(self, changed: list[ResultEntry]) -> None:
+    def _show_changes(self, changed: list[ResultEntry], *, searched: bool = False) -> None:
+        """Show new and changed entries; a search counts and is listed even when all its results were known."""
         for entry in changed:
             card = self._cards.get(entry.key)
             if card is None:
@@ -260,27 +264,31 @@ class SearchResultsPane(QWidget):
                 self._found.take(card)
                 self._read.add(card)
             card.update_entry(entry)
-        if changed:
+        if changed or searched:
             self._refresh_summary()
-            if not self._shown_for_run:
+            if self._results.entries() and not self._shown_for_run:  # a search that found nothing does not pop it up
                 self._shown_for_run = True
                 self.visibility_wanted.emit(True)
 
     def _refresh_summary(self) -> None:
         entries = self._results.entries()
-        if not entries:
+        searches = self._results.searches()
+        if not entries and not searches:
             self._summary.setText(EMPTY_TEXT)
             self._queries.hide()
             return
         read = sum(entry.read for entry in entries)
-        searches = len(self._results.queries)
-        parts = [f"{len(entries)} result{'s' if len(entries) != 1 else ''}"]
+        parts = [_count(len(entries), "result")]
         if searches:
-            parts.insert(0, f"{searches} search{'es' if searches != 1 else ''}")
+            parts.insert(0, _count(len(searches), "search", "searches"))
         if read:
             parts.append(f"{read} read")
         if self._results.dropped:
             parts.append(f"{self._results.dropped} more not shown")
         self._summary.setText(" · ".join(parts))
-        self._queries.setText(" · ".join(f"“{query}”" for query in self._results.queries))
-        self._queries.setVisible(bool(self._results.queries))
+        self._queries.setText("\n".join(f"“{query}” · {_count(hits, 'result')}" for query, hits in searches))
+        self._queries.setVisible(bool(searches))
+
+
+def _count(number: int, noun: str, plural: str | None = None) -> str:
+    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"

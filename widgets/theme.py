@@ -47,7 +47,7 @@ _PALETTES: dict[Scheme, dict[QPalette.ColorRole, str]] = {
         _ROLE.Window: "#1c1d21", _ROLE.WindowText: "#e4e6ea", _ROLE.Base: "#25272c", _ROLE.AlternateBase: "#2b2d33",
         _ROLE.Text: "#e4e6ea", _ROLE.Button: "#2b2d33", _ROLE.ButtonText: "#e4e6ea", _ROLE.BrightText: "#ffffff",
         _ROLE.Highlight: "#4c8dff", _ROLE.HighlightedText: "#ffffff", _ROLE.Link: "#7aa7ff",
-        _ROLE.LinkVisited: "#b39cff", _ROLE.ToolTipBase: "#e4e6ea", _ROLE.ToolTipText: "#1c1d21",
+        _ROLE.LinkVisited: "#b39cff", _ROLE.ToolTipBase: "#2b2d33", _ROLE.ToolTipText: "#e4e6ea",
         _ROLE.PlaceholderText: "#7d838e", _ROLE.Mid: "#3a3d45", _ROLE.Midlight: "#32353c", _ROLE.Dark: "#15161a",
         _ROLE.Light: "#3f424a", _ROLE.Shadow: "#0b0c0e",
     },

@@ -1,15 +1,16 @@
 """A non-blocking banner for the run's guardrail warnings (clamp, max iterations, repaired arguments, ...).
 
-Each warning code is shown once per run; several warnings stack in the one banner. It has a close button and
-hides by itself ``AUTO_HIDE_SECONDS`` after the last warning arrived (the countdown pauses while the pointer is
-over it). ``error`` events are not shown here: errors belong in the conversation, next to the answer they ended.
+Each warning code is shown once per run; several warnings stack in the one banner. It stays until the user closes
+it: a warning explains the answer next to it, so it must not vanish while the user is reading elsewhere. When a
+conversation is reopened, ``show_stored`` brings back the warnings of its last run. ``error`` events are not shown
+here: errors belong in the conversation, next to the answer they ended.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
@@ -18,15 +19,13 @@ from widgets.icons import icon
 if TYPE_CHECKING:  # events are told apart by their `type`, so no runtime import is needed
     from orchestration.events import RunEvent
 
-AUTO_HIDE_SECONDS = 12.0
-"""How long the banner stays after its latest warning, unless the pointer rests on it."""
 BANNER_ICON_PX = 18
 
 
 class WarningBanner(QFrame):
     """Feed it every run event through ``handle_event``; it shows only ``warning`` events."""
 
-    def __init__(self, parent: QWidget | None = None, *, auto_hide_seconds: float = AUTO_HIDE_SECONDS) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("warningBanner")
         self.setAccessibleName("Run warnings")
@@ -34,11 +33,6 @@ class WarningBanner(QFrame):
         self._codes_this_run: set[str] = set()
         self._messages: list[str] = []
         self._icon: QLabel | None = None
-
-        self._hide_timer = QTimer(self)
-        self._hide_timer.setSingleShot(True)
-        self._hide_timer.setInterval(round(auto_hide_seconds * 1000))
-        self._hide_timer.timeout.connect(self.dismiss)
 
         badge = QLabel(self)
         badge.setObjectName("bannerIcon")
@@ -77,40 +71,37 @@ class WarningBanner(QFrame):
         """The messages the banner shows now (empty once it was closed or hid itself)."""
         return list(self._messages)
 
-    def auto_hide_ms(self) -> int:
-        return self._hide_timer.interval()
-
     def handle_event(self, event: RunEvent) -> None:
         if event.type == "run_started":
+            self.dismiss()  # the banner belongs to one run: the previous run's warnings go
             self._run_id = event.run_id
             self._codes_this_run.clear()
         elif event.type == "warning":
             if self._run_id is not None and event.run_id != self._run_id:
                 return
-            if event.code in self._codes_this_run:
-                return
-            self._codes_this_run.add(event.code)
-            self._messages.append(event.message)
-            self._text.setText("\n".join(self._messages))
-            self.show()
-            if not self.underMouse():
-                self._hide_timer.start()
+            self._add(event.code, event.message)
+
+    def show_stored(self, run_id: str | None, warnings: list[tuple[str, str]]) -> None:
+        """Show the stored ``(code, message)`` warnings of a reopened conversation's last run (none: hide)."""
+        self.dismiss()
+        self._run_id = run_id
+        self._codes_this_run.clear()
+        for code, message in warnings:
+            self._add(code, message)
+
+    def _add(self, code: str, message: str) -> None:
+        if code in self._codes_this_run:
+            return
+        self._codes_this_run.add(code)
+        self._messages.append(message)
+        self._text.setText("\n".join(self._messages))
+        self.show()
 
     def dismiss(self) -> None:
         """Hide the banner and forget its messages (the codes stay shown-once for the current run)."""
-        self._hide_timer.stop()
         self._messages.clear()
         self._text.clear()
         self.hide()
-
-    def enterEvent(self, event: QEvent) -> None:
-        super().enterEvent(event)
-        self._hide_timer.stop()
-
-    def leaveEvent(self, event: QEvent) -> None:
-        super().leaveEvent(event)
-        if self._messages:
-            self._hide_timer.start()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

@@ -28,6 +28,23 @@ NO_PLAINTEXT = "Parley does not store keys in plain files."
 SESSION_HINT = "You can still use a key for this session only (kept in memory; on the command line: --api-key-env VAR)."
 
 
+BACKEND_NAMES = {
+    "keyring.backends.SecretService.Keyring": "Secret Service",
+    "keyring.backends.libsecret.Keyring": "Secret Service (libsecret)",
+    "keyring.backends.kwallet.DBusKeyring": "KWallet",
+    "keyring.backends.kwallet.DBusKeyringKWallet4": "KWallet 4",
+    "keyring.backends.macOS.Keyring": "macOS Keychain",
+    "keyring.backends.Windows.WinVaultKeyring": "Windows Credential Manager",
+    "keyring.backends.chainer.ChainerBackend": "several keyrings",
+}
+
+
+def backend_display_name(backend: str) -> str:
+    """A name for the status bar: "Secret Service" for ``keyring.backends.SecretService.Keyring``; for a backend
+    not listed, its class name."""
+    return BACKEND_NAMES.get(backend, backend.rsplit(".", 1)[-1])
+
+
 @dataclass(frozen=True)
 class KeyringStatus:
     usable: bool

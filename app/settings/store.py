@@ -1,6 +1,7 @@
 """Reading and writing the settings file: validated on load, written atomically, never crashing on a bad file.
 
-A file that is not valid JSON or does not match the schema is moved aside to ``settings.json.bad-<timestamp>``
+A file that is not valid JSON, is larger than 1 MiB, is nested more than 100 levels deep or does not match
+the schema is moved aside to ``settings.json.bad-<timestamp>``
 (so nothing the user wrote is lost and the next save cannot overwrite it), the problem is reported naming the
 file and the field, and Parley starts with defaults. Saving writes a temporary file in the same directory and
 renames it over the old one, so a crash or a full disk never leaves a half-written settings file.
@@ -20,6 +21,9 @@ from pydantic import ValidationError
 
 from app.errors import EnvironmentProblem, describe_os_error, describe_validation_error
 from app.settings.model import Settings
+from orchestration.bounded_json import JSONLimitError, JSONTooLargeError, check_bounds, format_bytes
+
+MAX_SETTINGS_BYTES = 1024 * 1024  # a settings file is a few KiB; past 1 MiB it is not one
 
 
 class SettingsError(EnvironmentProblem):
@@ -47,28 +51,39 @@ def _move_aside(path: Path) -> Path | None:
     return target
 
 
+def _past_limit(error: JSONLimitError) -> str:
+    if isinstance(error, JSONTooLargeError):
+        limit = format_bytes(MAX_SETTINGS_BYTES)
+        return f"it is more than {limit}, over the limit of {limit} for a settings file"
+    return f"it is nested more than {error.limit} levels deep, over the limit of {error.limit} for JSON"
+
+
 def load_settings(path: Path) -> LoadedSettings:
     """The settings in ``path``; defaults when it does not exist. Never raises for a bad or unreadable file."""
     try:
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            data = handle.read(MAX_SETTINGS_BYTES + 1)  # never more than the limit plus the byte that passes it
     except FileNotFoundError:
         return LoadedSettings(Settings())
     except OSError as exc:
         return LoadedSettings(Settings(), problem=f"could not read the settings file {path} "
                                                   f"({describe_os_error(exc)}); using default settings")
     try:
+        check_bounds(data, what="it", max_bytes=MAX_SETTINGS_BYTES)  # before decoding: the read stops past the limit
         raw = data.decode("utf-8")
+        settings = Settings.model_validate_json(raw)
     except UnicodeDecodeError:
         return _invalid(path, "it is not UTF-8 text")
-    try:
-        settings = Settings.model_validate_json(raw)
-    except ValidationError as exc:
-        is_json = True
-        try:
-            json.loads(raw)
-        except ValueError:
-            is_json = False
-        return _invalid(path, describe_validation_error(exc) if is_json else "it is not valid JSON")
+    except (ValidationError, JSONLimitError) as exc:
+        if isinstance(exc, JSONLimitError):
+            what = _past_limit(exc)
+        else:
+            try:
+                json.loads(raw)
+                what = describe_validation_error(exc)
+            except ValueError:
+                what = "it is not valid JSON"
+        return _invalid(path, what)
     return LoadedSettings(settings)
 
 

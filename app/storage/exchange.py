@@ -21,6 +21,7 @@ from app.storage.errors import storage_errors
 from app.storage.history import History, clean_title, now_ms
 from app.storage.integrity import MAX_TIME_MS, SQLITE_MAX_INTEGER
 from app.storage.records import MessageStatus, RunStatus
+from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.events import ToolStatus
 
 EXPORT_FORMAT = "parley.conversation"
@@ -175,7 +176,9 @@ def read_export(path: Path) -> ConversationExport:
     except OSError as exc:
         raise ImportFileError(f"could not read {path} ({describe_os_error(exc)})") from exc
     try:
-        data = json.loads(raw)
+        data = loads_bounded(raw, what=str(path), max_bytes=MAX_IMPORT_BYTES)
+    except JSONLimitError as exc:
+        raise ImportFileError(f"{exc} Not imported.") from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise ImportFileError(f"{path} is not valid JSON ({exc})") from exc
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:

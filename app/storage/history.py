@@ -8,7 +8,6 @@ hang off the assistant message that made them. Runs are written by app/storage/r
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable, Iterable
@@ -33,6 +32,7 @@ from app.storage.records import (
 )
 from app.storage.recovery import process_alive
 from app.storage.transactions import write_transaction
+from orchestration.bounded_json import loads_bounded
 from orchestration.redaction import cut_redacted, redact_key_shaped, replace_secrets
 
 R = TypeVar("R")
@@ -332,8 +332,23 @@ class History:
         events = []
         for seq, event in rows:
             try:
-                events.append(json.loads(event))
+                events.append(loads_bounded(event, what="a stored event"))
             except (ValueError, TypeError) as exc:
                 raise DamagedDatabaseError(self.path, f"run_events row {run_id}/{seq} has text in event that is not "
                                                       f"JSON ({exc})") from exc
         return events
+
+    @guarded("read the run's warnings")
+    def run_warnings(self, run_id: str) -> list[tuple[str, str]]:
+        """The ``(code, message)`` of each warning event of one run, in order (the banner shows them again)."""
+        rows = self.db.execute("SELECT seq, event FROM run_events WHERE run_id = ? AND type = 'warning' ORDER BY seq",
+                               [run_id])
+        warnings = []
+        for seq, event in rows:
+            try:
+                stored = loads_bounded(event, what="a stored warning")
+                warnings.append((str(stored["code"]), str(stored["message"])))
+            except (ValueError, TypeError, KeyError) as exc:
+                raise DamagedDatabaseError(self.path, f"run_events row {run_id}/{seq} is not a readable warning "
+                                                      f"({exc})") from exc
+        return warnings

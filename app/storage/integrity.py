@@ -13,7 +13,6 @@ as they are read, and times (columns ending in ``_at``) must be dates a calendar
 from __future__ import annotations
 
 import functools
-import json
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from sqlite_utils import Database
 
 from app.storage.errors import StorageError
 from app.storage.migrations import apply_migrations
+from orchestration.bounded_json import loads_bounded
 
 # The largest integer SQLite stores (64 bits), and the range of times (epoch milliseconds) a date can show:
 # 0001-01-01 to the end of 9999.
@@ -139,7 +139,7 @@ def read_record(path: Path, table: str, row: Mapping[str, Any], build: Callable[
     except (ValueError, TypeError) as exc:
         for column in JSON_COLUMNS.get(table, ()):
             try:
-                json.loads(row[column]) if row.get(column) is not None else None
+                loads_bounded(row[column], what=column) if row.get(column) is not None else None
             except (ValueError, TypeError) as bad:
                 raise DamagedDatabaseError(path, f"{table} row {row.get('id')} has text in {column} that is not JSON "
                                                  f"({bad})") from exc

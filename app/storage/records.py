@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from orchestration.bounded_json import loads_bounded
 
 MessageRole = Literal["user", "assistant"]
 MessageStatus = Literal["streaming", "complete", "interrupted", "error"]
@@ -12,7 +13,7 @@ RunStatus = Literal["running", "complete", "interrupted", "error"]
 
 
 def loads_or_none(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
+    return None if text is None else loads_bounded(text, what="a stored value")
 
 
 @dataclass(frozen=True)

@@ -9,18 +9,25 @@ that stops without it is a ``StreamError`` carrying the partial answer, never a 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx
 
 from orchestration.accumulate import ResponseAccumulator
+from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.engine import ModelFinish, ModelRequest, ProviderEvent
-from orchestration.errors import MalformedResponseError, ProviderError, StreamError, stream_error_from_frame
+from orchestration.errors import (
+    MalformedResponseError,
+    ProviderError,
+    StreamError,
+    empty_response,
+    stream_error_from_frame,
+)
 from orchestration.providers.config import Capabilities, ProviderConfig
 from orchestration.providers.framing import WHOLE, FrameDecoder, SSEFrames, WholeBody
 from orchestration.providers.transport import Sleep, Transport
+from orchestration.redaction import cut_redacted
 from orchestration.think_tags import InlineReasoning
 
 UNFRAMED_BODY_KEPT = 64_000  # bytes kept of a body that yields no frames, to report what it was
@@ -39,6 +46,7 @@ class WireReader:
         self.native_finish_reason: str | None = None
         self.ended = False  # the format's end marker arrived
         self.frames = 0
+        self.secrets: list[str] = []  # hidden in what an error quotes of the body
 
     # --- to implement ------------------------------------------------------------------------------
     def frame(self, event: str, obj: Any) -> list[ProviderEvent]:
@@ -58,12 +66,16 @@ class WireReader:
 
     def close(self, decoder: FrameDecoder, head: bytes) -> Iterator[ProviderEvent]:
         """The body is over: the frames its end completes (``end`` comes next). ``head`` is the start of the
-        body, looked at only when it gave no frames at all. A last frame cut off mid-JSON means the stream
+        body, looked at only when it gave no frames at all: a JSON error is raised as such, anything
+        else as an empty response. A last frame cut off mid-JSON means the stream
         broke off, so it is reported as a cut-off stream, not as malformed."""
         for event, data in decoder.close():
             yield from self.receive(event, data, last=True)
         if not self.frames:
             self.unframed(head)
+            raise self.with_partial(empty_response(
+                self.provider_name, cut_redacted(head.decode("utf-8", "replace"), UNFRAMED_BODY_KEPT,
+                                                 self.secrets).text))
 
     def receive(self, event: str, data: str, *, last: bool = False) -> list[ProviderEvent]:
         """One raw frame: parse its JSON and hand it on. ``[DONE]`` sentinels are ignored; the format's own
@@ -72,7 +84,10 @@ class WireReader:
         if not text or text == "[DONE]":
             return []
         try:
-            obj = json.loads(text)
+            obj = loads_bounded(text, what=f"a stream event from {self.provider_name}"
+                                if event != WHOLE else f"the answer from {self.provider_name}")
+        except JSONLimitError as exc:
+            raise self.malformed(str(exc).rstrip(".")) from None
         except ValueError:
             if last and not self.ended and event != WHOLE:
                 raise self.cut_off() from None
@@ -104,8 +119,8 @@ class WireReader:
         """A body that gave no frames at all: raise what it says when it is a JSON error (Gemini serves those
         with an SSE content type), else leave it to ``end``."""
         try:
-            obj = json.loads(body.decode("utf-8", "replace"))
-        except ValueError:
+            obj = loads_bounded(body, what=f"the answer from {self.provider_name}")
+        except ValueError:  # not JSON, or past a limit: ``end`` reports the body
             return
         if isinstance(obj, list) and obj:
             obj = obj[0]
@@ -163,6 +178,7 @@ class HTTPChatAdapter:
         the body decoder from the content type (default: ``self.framing``)."""
         async with self.transport.stream("POST", path, payload) as response:
             decoder = (framing or self.framing)(response.headers.get("content-type", "").lower())
+            reader.secrets = self.transport.secrets()
             head = bytearray()
             try:
                 async for chunk in self.transport.iter_bytes(response):

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from orchestration.bounded_json import loads_bounded
 from orchestration.providers.presets import PRESETS
 
 LOOPBACK_HOST = "127.0.0.1"
@@ -49,7 +50,7 @@ async def _probe(client: httpx.AsyncClient, preset_name: str, host: str, port: i
     url = base_url.rstrip("/") + ("/api/tags" if native else "/models")
     try:
         response = await asyncio.wait_for(client.get(url), probe_seconds)
-        body = response.json() if response.status_code == 200 else None
+        body = loads_bounded(response.content, what=url) if response.status_code == 200 else None
     except (httpx.HTTPError, TimeoutError, ValueError):
         return None
     items = body.get("models" if native else "data") if isinstance(body, dict) else None

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 
 from orchestration.accumulate import ResponseAccumulator
+from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.engine import (
     ModelFinish,
     ModelRequest,
@@ -24,7 +25,13 @@ from orchestration.engine import (
     ProviderEvent,
     TokenUsage,
 )
-from orchestration.errors import MalformedResponseError, ProviderError, StreamError, stream_error_from_frame
+from orchestration.errors import (
+    MalformedResponseError,
+    ProviderError,
+    StreamError,
+    empty_response,
+    stream_error_from_frame,
+)
 from orchestration.messages import (
     AssistantMessage,
     ReasoningPart,
@@ -33,9 +40,10 @@ from orchestration.messages import (
     UserMessage,
 )
 from orchestration.providers import wire_values
-from orchestration.providers.base import HTTPChatAdapter
+from orchestration.providers.base import UNFRAMED_BODY_KEPT, HTTPChatAdapter
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.sse import SSEDecoder
+from orchestration.redaction import cut_redacted
 from orchestration.think_tags import InlineReasoning
 
 _FINISH: dict[str, ModelFinish] = {
@@ -157,11 +165,15 @@ class ChunkReader:
         self.finish_reason: str | None = None
         self.native_finish_reason: str | None = None
         self.saw_done = False
+        self.chunks = 0  # JSON chunks read; none at all is an empty response
+        self.head = bytearray()  # the start of a body that gave no chunks, to say what it was
+        self.secrets: list[str] = []
         self._inline = InlineReasoning(self.acc, enabled=think_tags)
 
     def chunk(self, obj: Any) -> list[ProviderEvent]:
         if not isinstance(obj, dict):
             raise self.malformed(f"expected a JSON object, got {type(obj).__name__}")
+        self.chunks += 1
         if obj.get("error"):
             raise self._with_partial(stream_error_from_frame(self.provider_name, obj))
         events = self.acc.meta(obj.get("id"), obj.get("model"))
@@ -269,15 +281,26 @@ class ChunkReader:
         if not data.strip():
             return []
         try:
-            obj = json.loads(data)
+            obj = loads_bounded(data, what=f"a stream event from {self.provider_name}")
+        except JSONLimitError as exc:
+            raise self.malformed(str(exc).rstrip(".")) from None
         except ValueError:
             raise self.malformed(f"a data line is not JSON ({data[:120]!r})") from None
         if event_name == "error":
             raise self._with_partial(stream_error_from_frame(self.provider_name, obj))
         return self.chunk(obj)
 
+    def keep_head(self, chunk: bytes) -> None:
+        if not self.chunks and len(self.head) < UNFRAMED_BODY_KEPT:
+            self.head += chunk[:UNFRAMED_BODY_KEPT - len(self.head)]
+
     def end(self) -> list[ProviderEvent]:
-        """The body is over: the closing events, or an error when it stopped before the answer was done."""
+        """The body is over: the closing events, or an error when it stopped before the answer was done or
+        held no chunk at all."""
+        if not self.chunks:
+            raise self._with_partial(empty_response(
+                self.provider_name, cut_redacted(self.head.decode("utf-8", "replace"), UNFRAMED_BODY_KEPT,
+                                                 self.secrets).text))
         if not self.saw_done and self.finish_reason is None:
             raise self.ended_without_marker()
         return self.finish()
@@ -294,6 +317,7 @@ class OpenAIChatAdapter(HTTPChatAdapter):
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         payload = build_payload(request, self.config)
         reader = ChunkReader(self.provider_name, think_tags=self.config.capabilities.think_tags)
+        reader.secrets = self.transport.secrets()
         if not request.stream or not self.config.capabilities.streaming:
             payload.pop("stream", None)
             payload.pop("stream_options", None)
@@ -307,8 +331,12 @@ class OpenAIChatAdapter(HTTPChatAdapter):
                 if "json" in content_type and "event-stream" not in content_type:
                     # Some servers ignore "stream": true (or answer an error with 200); read the whole body.
                     body = b"".join([c async for c in self.transport.iter_bytes(response)])
+                    if not body.strip():
+                        raise empty_response(self.provider_name, "")
                     try:
-                        obj = json.loads(body)
+                        obj = loads_bounded(body, what=f"the answer from {self.provider_name}")
+                    except JSONLimitError as exc:
+                        raise reader.malformed(str(exc).rstrip(".")) from None
                     except ValueError:
                         raise reader.malformed("the body is neither SSE nor JSON") from None
                     for event in reader.chunk(obj):
@@ -328,6 +356,7 @@ class OpenAIChatAdapter(HTTPChatAdapter):
     async def _read_sse(self, response: httpx.Response, reader: ChunkReader) -> AsyncIterator[ProviderEvent]:
         decoder = SSEDecoder()
         async for chunk in self.transport.iter_bytes(response):
+            reader.keep_head(chunk)
             for sse in decoder.feed(chunk):
                 for event in reader.sse_event(sse.event, sse.data):
                     yield event

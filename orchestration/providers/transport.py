@@ -1,8 +1,10 @@
 """HTTP for adapters: one httpx client per provider, error conversion, and retries before the first byte.
 
 Everything that can go wrong on the wire leaves this module as a ``ProviderError`` subclass. A request is
-retried (408, 409, 429, 5xx, 529, connection failures) only while nothing has been read from the response
-body, so nothing already shown to the user is ever re-sent.
+retried only when trying again can succeed (408, 409, 425, 429, 5xx other than a server error that says the
+request is invalid, connection failures; ``x-should-retry`` decides when the server sends it), and only while
+nothing has been read from the response body, so nothing already shown to the user is ever re-sent. The final
+error says how many attempts were made.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from typing import Any
 
 import httpx
 
+from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.errors import (
     ConnectionFailedError,
     MalformedResponseError,
     ProviderError,
     RequestTimeoutError,
     StreamIdleError,
+    empty_response,
     error_from_response,
 )
 from orchestration.providers.config import ProviderConfig
@@ -41,12 +45,21 @@ def backoff_delay(attempt: int, retry_after: float | None, cap: float) -> float:
     return min(cap, 0.5 * (2 ** (attempt - 1)) * (0.8 + 0.4 * random.random()))  # jitter never passes the cap
 
 
-
 def request_body(payload: dict[str, Any]) -> bytes:
     """The JSON body of a request, as httpx would write it, except that a lone surrogate (from a provider's
     earlier answer) is sent as U+FFFD instead of failing the request."""
     text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return replace_lone_surrogates(text).encode("utf-8")
+
+
+def _with_attempts(error: ProviderError, attempts: int) -> ProviderError:
+    """The final error of a request; when it was tried more than once, its message says how often."""
+    error.attempts = attempts
+    if attempts > 1:
+        error.message += f" Parley gave up after {attempts} attempts."
+        error.args = (error.message,)
+    return error
+
 
 class Transport:
     """HTTP for one provider; ``sleep`` is injectable so tests can check back-off without waiting."""
@@ -62,7 +75,8 @@ class Transport:
         )
         self._sleep = sleep
 
-    def _secrets(self) -> list[str]:
+    def secrets(self) -> list[str]:
+        """The values to hide in anything shown of a body (the API key)."""
         return [self.config.api_key.get_secret_value()] if self.config.api_key is not None else []
 
     @property
@@ -94,7 +108,7 @@ class Transport:
                 request = self._client.build_request(method, self.url(path), headers=self.headers(headers),
                                                      content=None if payload is None else request_body(payload))
                 if capture is not None:
-                    capture.sent(method, path, payload, self._secrets())
+                    capture.sent(method, path, payload, self.secrets())
                 response = await self._client.send(request, stream=True)
             except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
                 bad_url = ConnectionFailedError(
@@ -131,14 +145,13 @@ class Transport:
                     await response.aclose()
                 # Some providers quote the rejected key in their error text; it must not reach messages or logs,
                 # not even its start where the body is cut.
-                body = cut_redacted(body, MAX_ERROR_BODY, self._secrets()).text
+                body = cut_redacted(body, MAX_ERROR_BODY, self.secrets()).text
                 if capture is not None:
                     capture.body(body.encode("utf-8"))
                 error = error_from_response(self.name, response.status_code, body, dict(response.headers))
-            if not error.retryable or attempt >= self.config.max_attempts:
-                raise error
-            if error.retry_after is not None and error.retry_after > self.config.retry_cap:
-                raise error
+            if (not error.retryable or attempt >= self.config.max_attempts
+                    or (error.retry_after is not None and error.retry_after > self.config.retry_cap)):
+                raise _with_attempts(error, attempt)
             await self._sleep(backoff_delay(attempt, error.retry_after, self.config.retry_cap))
 
     async def iter_bytes(self, response: httpx.Response) -> AsyncIterator[bytes]:
@@ -162,10 +175,15 @@ class Transport:
         async with self.stream(method, path, payload) as response:
             chunks = [c async for c in self.iter_bytes(response)]
         text = b"".join(chunks).decode("utf-8", "replace")
+        if not text.strip():
+            raise empty_response(self.name, text)
         try:
-            return json.loads(text)
+            return loads_bounded(text, what=f"the answer from {self.name}")
+        except JSONLimitError as exc:
+            raise MalformedResponseError(f"{self.name} sent a malformed answer: {exc}", provider=self.name,
+                                         body=cut_redacted(text, MAX_ERROR_BODY, self.secrets()).text) from None
         except ValueError as exc:
-            secrets = self._secrets()
+            secrets = self.secrets()
             raise MalformedResponseError(
                 f"{self.name} answered with something that is not JSON: "
                 f"{cut_redacted(text, QUOTED_BODY_CHARS, secrets).text!r}", provider=self.name,

@@ -10,7 +10,7 @@ import sys
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from app.gui import build_window
+from app.gui import attach_session, build_window
 from app.paths import resolve_paths
 from app.secrets.store import SecretStore
 from app.settings import ProviderSettings, Settings, load_settings, save_settings
@@ -19,6 +19,7 @@ from tests.support.memory_keyring import MemoryKeyring
 from tests.support.openai_wire import stream_response
 from tests.tools.mcp.conftest import http_server
 from tools.mcp import McpServerSettings
+from widgets.main_window import MainWindow
 from widgets.preferences_dialog import PreferencesDialog
 from widgets.theme import apply_theme
 
@@ -248,4 +249,25 @@ def test_renaming_a_provider_moves_its_key(qtbot, qasync_loop, loopback, parley_
     assert window.composer.current_model() == ("home", "m")
     send_and_wait("Again")
     assert [r.header("Authorization") for r in loopback.requests] == [f"Bearer {FAKE_KEY}"] * 2
+    session.history.close()
+
+
+def test_font_size_after_a_restart_equals_the_one_after_preferences_ok(qtbot, qasync_loop, parley_home):
+    theme = apply_theme(QApplication.instance(), "light")
+    settings = Settings()
+    settings.ui.font_size, settings.ui.theme = 16, "dark"
+    save_settings(settings, resolve_paths().settings)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()  # as at startup: the window paints first, the session attaches a moment later
+    qtbot.waitExposed(window)
+    session = attach_session(window, secrets=SecretStore(MemoryKeyring()), discover=False, theme=theme)
+    restarted = (theme.scheme, window.chat_view.font().pointSize(), window.chat_view.document().defaultFont())
+
+    dialog = session.open_preferences()
+    dialog.buttons.accepted.emit()  # OK with the same settings
+    after_ok = (theme.scheme, window.chat_view.font().pointSize(), window.chat_view.document().defaultFont())
+    assert restarted == after_ok == ("dark", 16, after_ok[2])
+    assert after_ok[2].pointSize() == 16
+    theme.set_mode("light")
     session.history.close()

@@ -72,3 +72,13 @@ def test_invalid_settings_file_is_reported_and_kept(cli):
     assert result.code == 0 and "warning" in result.err and str(path) in result.err and "providers" in result.err
     (backup,) = path.parent.iterdir()
     assert backup.name.startswith("settings.json.bad-") and backup.read_text() == '{"providers": "oops"}'
+
+
+def test_a_deep_settings_file_breaks_no_command(cli):
+    path = resolve_paths().settings
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("[" * 1_100 + "]" * 1_100)
+    listed = cli("providers", "list")
+    assert listed.code == 0 and "nested more than 100 levels deep" in listed.err and "Traceback" not in listed.err
+    assert not path.exists() and list(path.parent.glob("settings.json.bad-*"))
+    assert cli("providers", "add", "local", "--base-url", "http://127.0.0.1:8080/v1").code == 0

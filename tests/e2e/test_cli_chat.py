@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from orchestration.events import parse_event
-from tests.support.loopback import LoopbackServer, Request, Response
+from tests.support.loopback import Chunk, LoopbackServer, Request, Response
 from tests.support.openai_wire import stream_response
 
 REPO = Path(__file__).resolve().parents[2]
@@ -217,3 +218,37 @@ def test_approve_flag_for_file_tools(tmp_path, flag, expected):
         proc = parley(*chat_args(server, "--tools", "read_file", "--approve", flag, "--no-save"), "read my notes")
     assert proc.returncode == 0, proc.stderr
     assert expected in proc.stdout
+
+
+@pytest.mark.parametrize("body", [Response.body(b"", "text/event-stream"), Response.body(b"", "application/json"),
+                                  Response.sse([], done=True)], ids=["empty-sse", "empty-json", "done-only"])
+def test_an_answer_with_no_content_is_an_error_not_a_silent_stop(loopback, body):
+    loopback.always("POST", "/v1/chat/completions", body)
+    proc = parley(*chat_args(loopback, "--json"), "hello")
+    assert proc.returncode == 1, proc.stderr
+    events = [parse_event(line) for line in proc.stdout.splitlines()]
+    error = next(e for e in events if e.type == "error")
+    assert error.code == "empty_response" and "the server answered with no content" in error.message
+    assert events[-1].type == "done" and events[-1].finish_reason == "error"
+
+
+def test_call_timeout_stops_a_trickling_model_and_saves_the_partial_answer(loopback, parley_home):
+    first = b'data: {"id": "x", "model": "m", "choices": [{"index": 0, "delta": {"content": "partial answer"}}]}\n\n'
+    rest = b'data: {"id": "x", "model": "m", "choices": [{"index": 0, "delta": {"content": " more"}}]}\n\n'
+    loopback.always("POST", "/v1/chat/completions", Response(
+        headers={"Content-Type": "text/event-stream"}, chunks=[first, *[Chunk(bytes([b]), 0.2) for b in rest]]))
+    proc = parley(*chat_args(loopback, "--call-timeout", "1"), "hi")
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.startswith("partial answer")
+    assert "The model call took longer than 1 s (limit limits.model_call_timeout)" in proc.stderr
+    shown = parley("history", "show", "1")
+    assert shown.returncode == 0 and "partial answer" in shown.stdout and " more" not in shown.stdout
+    with sqlite3.connect(parley_home / "data" / "history.db") as db:
+        assert db.execute("SELECT status FROM messages WHERE role = 'assistant'").fetchall() == [("error",)]
+        assert db.execute("SELECT status FROM runs").fetchall() == [("error",)]
+
+
+@pytest.mark.parametrize(("value", "message"), [("0", "more than 0"), ("86401", "at most 86,400")])
+def test_call_timeout_out_of_range_is_a_usage_error(value, message):
+    proc = parley("chat", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--call-timeout", value, "hi")
+    assert proc.returncode == 2 and message in proc.stderr

@@ -23,6 +23,7 @@ from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.openai_wire import stream_response
 from tests.support.search_wire import searxng_results
+from widgets.conversation_delegate import PIECES_ROLE
 
 
 def otter_model(request: Request) -> Response | None:
@@ -81,6 +82,13 @@ def test_type_send_and_read_back(qtbot, qasync_loop, configured, server):
     assert composer_input.toPlainText() == "" and not window.composer.is_running()
     assert window.conversations.ids_in_order() == [session.conversation_id]
 
+    session.search("shells")  # the answer's markdown is not shown; the matched word is marked
+    hit = next(window.conversations.list.item(i) for i in range(window.conversations.list.count())
+               if "crack" in window.conversations.list.item(i).text())
+    assert "**" not in hit.text() and "They crack shells with stones." in hit.text()
+    assert [text for text, marked in hit.data(PIECES_ROLE) if marked] == ["shells"]
+    session.search("")
+
     qtbot.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)  # the inspector drawer
     assert window.inspector.isVisible() and window.inspector.runs.count() == 1
     window.inspector.flush()
@@ -115,7 +123,8 @@ def test_failed_send_keeps_the_text(qtbot, qasync_loop, parley_home):
     window.composer.input_widget().setPlainText("Keep me")
     session.send("Keep me")
     assert window.composer.input_widget().toPlainText().startswith("Keep me")
-    assert "No provider is set up" in window.chat_view.toPlainText()
+    assert window.centre_stack.currentWidget() is window.welcome  # with its "Add a provider…" button
+    assert "No provider is set up" in window.welcome.notice_text()
     session.history.close()
 
 

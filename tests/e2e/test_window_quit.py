@@ -35,3 +35,31 @@ def test_quit_exits_cleanly(quit_after_ms: int, parley_home) -> None:
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "ERROR" not in done.stderr, done.stderr
+
+
+MENU_CHILD = """
+import os
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from widgets.main_window import MainWindow
+
+app = QApplication(sys.argv[:1])
+
+def quit_from_the_menu():
+    window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
+    window.menus.quit.trigger()
+
+QTimer.singleShot(1500, quit_from_the_menu)
+QTimer.singleShot(15000, lambda: os._exit(3))  # the menu did not quit
+from app.gui import main
+sys.exit(main())
+"""
+
+
+def test_file_quit_ends_the_app_cleanly(parley_home) -> None:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PARLEY_HOME": str(parley_home)}
+    done = subprocess.run([sys.executable, "-c", MENU_CHILD], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr

@@ -134,10 +134,12 @@ Handler = Callable[[Request], "Response | None"]
 
 
 class LoopbackServer:
-    """Scripted HTTP server on an ephemeral 127.0.0.1 port. Use as a (sync or async) context manager."""
+    """Scripted HTTP server on an ephemeral 127.0.0.1 port (or ``port``, for scripts whose output shows the URL).
+    Use as a (sync or async) context manager."""
 
-    def __init__(self, handler: Handler | None = None) -> None:
+    def __init__(self, handler: Handler | None = None, *, port: int = 0) -> None:
         self.handler = handler
+        self._wanted_port = port
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._queues: dict[tuple[str, str], deque[Response]] = {}
@@ -153,7 +155,7 @@ class LoopbackServer:
         if self._httpd is not None:
             return self
         self._stop.clear()
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler_class(self))
+        httpd = ThreadingHTTPServer(("127.0.0.1", self._wanted_port), _make_handler_class(self))
         httpd.daemon_threads = True
         self._httpd = httpd
         self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01},

@@ -125,3 +125,40 @@ def test_mcp_server_status_is_shown_above_the_runs(qtbot):
     ]
     inspector.set_mcp_servers([ServerStatus("off", "stdio", "disabled")])
     assert not inspector.mcp_servers.isVisible()
+
+
+def test_columns_fit_their_text_times_are_relative_and_tooltips_are_literal(qtbot):
+    from orchestration.limits import LoopLimits
+    from orchestration.loop import RunLoop
+    from orchestration.scripted import ScriptedModel
+
+    events: list = []
+    model = ScriptedModel([Step(calls=[("calculate", {"expression": "<b>6*7</b>"}), ("calculate", {"expression": "1"}),
+                                       ("calculate", {"expression": "2"})]),
+                           Step(text="42")])
+    request = RunRequest(model="m", messages=[UserMessage(content="q")], tool_names=["calculate"])
+    import asyncio
+
+    asyncio.run(RunLoop(model, default_registry(), events.append, limits=LoopLimits(max_calls_per_turn=2))
+                .run(request))
+    inspector = Inspector()
+    qtbot.addWidget(inspector)
+    inspector.resize(560, 600)
+    inspector.show()
+    inspector.show_trace(RunTrace.from_events(events))
+    timeline = inspector.timeline
+    for column in (0, 1):  # "calculate" nested under its call, "TOOL_CLAMP": never elided
+        assert timeline.sizeHintForColumn(column) <= timeline.columnWidth(column)
+    rows = inspector.timeline_rows()
+    assert any(r[2] == "TOOL_CLAMP" for r in rows)
+    started = events[0].ts
+    tool_row = next(r for r in rows if r[1] == "calculate")
+    first_change = next(e for e in events if e.type == "tool_calls").ts
+    assert tool_row[4].startswith(f"queued +{first_change - started:,} ms")
+    assert str(started) not in " ".join(" ".join(r) for r in rows)  # no epoch milliseconds anywhere
+    call = timeline.topLevelItem(0)
+    assert call.toolTip(3).startswith("<p style='white-space:pre-wrap'>")
+    timeline.setCurrentItem(call.child(0))
+    transitions = json.loads(inspector.detail.toPlainText())["transitions"]
+    assert [t["status"] for t in transitions] == ["queued", "executing", "error"]  # "<b>" is no expression
+    assert transitions[0]["after_start_ms"] == first_change - started and "ts" not in transitions[0]

@@ -7,6 +7,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QAbstractButton, QWidget
 
 from tests.support.run_script import RunScript
+from widgets.drawer_space import CHAT_MIN_WIDTH, DRAWER_MAX_SHARE, DRAWER_MIN_WIDTH, SIDE_MIN_WIDTH
 from widgets.main_window import MainWindow
 
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -64,3 +65,38 @@ def test_panes_and_buttons_have_accessible_names(qtbot):
                if b.isVisibleTo(window) and not (b.accessibleName() or b.text() or b.toolTip())]
     assert unnamed == [], [b.objectName() for b in unnamed]
     assert isinstance(window.inspector.widget(), QWidget)
+
+
+def test_opening_the_inspector_keeps_the_sidebar_and_the_chat_usable(qtbot):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1280, 820)
+    window.show()
+    qtbot.waitExposed(window)
+    window.panes.setMinimumWidth(300)  # as wide as search results make it
+    qtbot.wait(50)  # the layout has taken in that minimum before the drawer opens
+    before = window.splitter.sizes()
+    window.toggle_inspector()
+    side, chat, _panes = window.splitter.sizes()
+    assert side >= SIDE_MIN_WIDTH and chat >= CHAT_MIN_WIDTH
+    assert window.inspector.width() >= window.width() - side - CHAT_MIN_WIDTH - 40  # the room the panes gave up
+    assert DRAWER_MIN_WIDTH <= window.inspector.width() <= DRAWER_MAX_SHARE * window.width()
+    search = window.conversations.search_box
+    assert search.width() > search.fontMetrics().horizontalAdvance(search.placeholderText())  # not "Search con…"
+    window.toggle_inspector()
+    assert not window.inspector.isVisible() and window.panes.isVisible()
+    assert window.splitter.sizes() == before
+
+
+def test_closing_the_drawer_by_its_own_button_gives_the_room_back(qtbot):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1280, 820)
+    window.show()
+    qtbot.waitExposed(window)
+    before = window.splitter.sizes()
+    window.toggle_inspector()
+    assert not window.panes.isVisible()  # no room for them at this width
+    window.inspector.close()  # the dock's close button
+    assert not window.inspector.isVisible() and window.panes.isVisible()
+    assert window.splitter.sizes() == before

@@ -108,7 +108,7 @@ def test_limits_show_defaults_and_enforce_the_models_bounds(qtbot):
     for name, field in LoopLimits.model_fields.items():
         assert dialog.limit_fields[name].value() == field.default
     hints = [label.text() for label in dialog.findChildren(QLabel)]
-    assert "default 10, 1–100" in hints and "default 30, 0.1–3600" in hints
+    assert "default 10, 1–100" in hints and "default 30, 0.1–3,600" in hints
     box = dialog.limit_fields["max_iterations"]
     assert (box.minimum(), box.maximum()) == limit_bounds("max_iterations") == (1, 100)
     box.lineEdit().selectAll()
@@ -210,3 +210,13 @@ def test_renaming_a_provider_keeps_its_key_where_it_is_until_ok(qtbot, qasync_lo
     result = dialog.result_settings()
     assert ([p.id for p in result.providers], result.default_provider) == (["home"], "home")
     assert list(keyring.entries) == [("parley", "provider:local")]  # the app moves it on OK
+
+
+def test_model_call_deadline_row_sits_with_the_limits(qtbot):
+    dialog = make_dialog(qtbot)
+    box = dialog.limit_fields["model_call_timeout"]
+    assert box.accessibleName() == "Model call deadline (s)"
+    assert box.value() == 600 and box.minimum() > 0 and box.maximum() == 86_400
+    assert "default 600, 0.1–86,400" in [label.text() for label in dialog.findChildren(QLabel)]
+    box.setValue(90)
+    assert dialog.result_settings().limits.model_call_timeout == 90

@@ -196,7 +196,7 @@ def test_renaming_a_server_is_reported_and_its_secrets_stay_put_until_ok(qtbot):
     tab.name.setText("site")
     assert tab.renames() == {"web": "site"}
     assert tab.list.item(0).text() == "site — running"  # still the running server's state
-    assert tab.status.text() == "running, 1 tools"
+    assert tab.status.text() == "running, 1 tool"
     tab.secret_key.field.setText(FAKE_TOKEN)
     tab.secret_key.store()
     assert list(keyring.entries) == [(SERVICE, "mcp:web:Authorization")]  # moved by the app on OK

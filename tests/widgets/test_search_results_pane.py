@@ -62,7 +62,7 @@ def test_results_appear_as_they_arrive_with_title_host_and_snippet(qtbot, pane):
     assert cards[0].accessibleName() == "QWidget Class"
     assert "The base class of all UI objects." in cards[0].accessibleDescription()
     assert pane.summary_text() == "1 search · 2 results"
-    assert pane.queries_text() == "“qt widgets”"
+    assert pane.queries_text() == "“qt widgets” · 2 results"
 
 
 def test_results_of_several_searches_are_deduplicated(qtbot, pane):
@@ -74,6 +74,25 @@ def test_results_of_several_searches_are_deduplicated(qtbot, pane):
     assert titles(pane) == ["A", "B", "C"]
     assert len(pane.result_cards()) == 3
     assert pane.summary_text() == "2 searches · 3 results"
+
+
+def test_every_search_is_counted_and_listed_even_when_it_found_nothing_new(qtbot, pane):
+    script = RunScript()
+    hits = [search_hit(f"https://example.org/{n}", f"Page {n}") for n in range(4)]
+    feed(pane, script.started(), script.search("rust async runtime", hits))
+    feed(pane, script.search("tokio vs async-std", hits[1:3]))  # only pages the first search found
+    assert pane.summary_text() == "2 searches · 4 results"
+    assert pane.queries_text() == "“rust async runtime” · 4 results\n“tokio vs async-std” · 2 results"
+    feed(pane, script.search("nothing matches this", []))
+    assert pane.summary_text() == "3 searches · 4 results"
+    assert pane.queries_text().splitlines()[-1] == "“nothing matches this” · 0 results"
+
+
+def test_a_search_without_results_still_shows_its_query(qtbot, pane):
+    script = RunScript()
+    feed(pane, script.started(), script.search("an obscure phrase", []))
+    assert pane.summary_text() == "1 search · 0 results"
+    assert pane.queries_text() == "“an obscure phrase” · 0 results"
 
 
 def test_fetch_marks_a_listed_entry_read_and_moves_it_to_the_read_section(qtbot, pane):

@@ -1,14 +1,14 @@
-"""The warning banner: each code once per run, stacked messages, close and auto-hide, errors not shown."""
+"""The warning banner: each code once per run, stacked messages, stays until closed, stored warnings come back,
+errors not shown."""
 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QEnterEvent
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QWidget
 
 from tests.support.run_script import RunScript
-from widgets.warning_banner import AUTO_HIDE_SECONDS, WarningBanner
+from widgets.warning_banner import WarningBanner
 
 
 @pytest.fixture
@@ -74,29 +74,29 @@ def test_close_button_hides_and_clears(qtbot, banner):
     assert banner.messages() == []
 
 
-def test_auto_hides_after_the_named_delay(qtbot):
-    assert WarningBanner().auto_hide_ms() == round(AUTO_HIDE_SECONDS * 1000)
-    banner = WarningBanner(auto_hide_seconds=0.05)
-    qtbot.addWidget(banner)
-    banner.move(400, 400)  # away from the offscreen pointer, which would pause the countdown
+def test_stays_until_closed(qtbot, banner):
     script = RunScript()
     banner.handle_event(script.started())
     banner.handle_event(script.warning("TOOL_CLAMP", "clamped"))
-    assert not banner.isHidden()
-    qtbot.waitUntil(banner.isHidden, timeout=2000)
-    assert banner.messages() == []
+    banner.handle_event(script.done())
+    assert [t for t in banner.findChildren(QTimer) if t.isActive()] == [], "nothing will hide it by itself"
+    qtbot.wait(50)
+    assert not banner.isHidden() and banner.messages() == ["clamped"]
 
 
-def test_pointer_over_the_banner_pauses_the_countdown(qtbot):
-    banner = WarningBanner(auto_hide_seconds=0.05)
-    qtbot.addWidget(banner)
-    banner.move(400, 400)
-    script = RunScript()
-    banner.handle_event(script.started())
-    banner.handle_event(script.warning("TOOL_CLAMP", "clamped"))
-    point = QPointF(5, 5)
-    banner.enterEvent(QEnterEvent(point, point, point))
-    qtbot.wait(150)
-    assert not banner.isHidden()
-    banner.leaveEvent(QEvent(QEvent.Type.Leave))
-    qtbot.waitUntil(banner.isHidden, timeout=2000)
+def test_a_new_run_replaces_the_previous_runs_warnings(qtbot, banner):
+    first, second = RunScript("run-1"), RunScript("run-2")
+    banner.handle_event(first.started())
+    banner.handle_event(first.warning("TOOL_CLAMP", "first run"))
+    banner.handle_event(second.started())
+    assert banner.isHidden() and banner.messages() == []
+    banner.handle_event(second.warning("MAX_ITERATIONS", "second run"))
+    assert banner.messages() == ["second run"]
+
+
+def test_stored_warnings_of_a_reopened_run_show_again(qtbot, banner):
+    banner.show_stored("run-7", [("TOOL_CLAMP", "clamped"), ("TOOL_CLAMP", "clamped again"),
+                                 ("MAX_ITERATIONS", "stopped")])
+    assert not banner.isHidden() and banner.messages() == ["clamped", "stopped"]
+    banner.show_stored(None, [])  # another conversation without warnings
+    assert banner.isHidden() and banner.messages() == []

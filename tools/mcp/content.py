@@ -7,11 +7,11 @@ data; resource links give name and URI. Structured content is used when a server
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from mcp import types
 
+from orchestration.bounded_json import JSONLimitError, dumps_bounded
 from orchestration.tool_api import ToolOutput
 
 
@@ -42,7 +42,11 @@ def block_text(block: Any) -> str:
 def result_output(result: types.CallToolResult, server: str, tool: str) -> ToolOutput:
     parts = [block_text(block) for block in result.content]
     if not parts and result.structured_content is not None:
-        parts.append(json.dumps(result.structured_content, ensure_ascii=False, indent=2))
+        try:
+            parts.append(dumps_bounded(result.structured_content, what="the structured content",
+                                       ensure_ascii=False, indent=2))
+        except JSONLimitError as exc:
+            parts.append(f"[structured content not shown: {exc}]")
     text = "\n\n".join(parts) if parts else "(the tool returned no content)"
     data = {"kind": "mcp", "server": server, "tool": tool, "blocks": [b.type for b in result.content]}
     return ToolOutput(text=text, data=data, is_error=bool(result.is_error))

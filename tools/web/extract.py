@@ -22,6 +22,7 @@ from markdownify import markdownify
 from readability import Document
 from readability.readability import Unparseable
 
+from orchestration.bounded_json import loads_bounded
 from tools.web.extract_types import ContentKind, ExtractedPage
 
 NO_TITLE = "[no-title]"  # readability's placeholder when a page has no <title>
@@ -117,5 +118,5 @@ def extract(kind: ContentKind, body: bytes, charset: str | None, url: str) -> Ex
     text = body.decode(charset or "utf-8", errors="replace")
     if kind == "json":
         with contextlib.suppress(ValueError):  # not valid JSON: passed on as text
-            text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+            text = json.dumps(loads_bounded(text, what=url), indent=2, ensure_ascii=False)
     return ExtractedPage(title=None, text=text.strip())

@@ -84,3 +84,18 @@ def test_failed_save_keeps_the_old_file(tmp_path, monkeypatch):
     assert str(path) in str(caught.value)
     assert path.read_text() == before
     assert [p.name for p in tmp_path.iterdir()] == ["settings.json"]
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    ("[" * 1_100 + "]" * 1_100, "nested more than 100 levels deep, over the limit of 100"),
+    ('{"providers": ' + "[" * 1_100 + "]" * 1_100 + "}", "nested more than 100 levels deep"),
+    ('{"x": "' + "a" * (1024 * 1024) + '"}', "more than 1 MiB, over the limit of 1 MiB for a settings file"),
+])
+def test_too_deep_or_too_large_is_moved_aside_with_the_reason(tmp_path, content, reason):
+    path = tmp_path / "settings.json"
+    path.write_text(content)
+    loaded = load_settings(path)
+    assert loaded.settings == Settings()
+    assert reason in loaded.problem and str(path) in loaded.problem and "moved to" in loaded.problem
+    assert loaded.backup is not None and loaded.backup.read_text() == content
+    assert not path.exists()

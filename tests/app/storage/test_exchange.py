@@ -159,3 +159,12 @@ def test_an_imported_title_keeps_no_key_shaped_string(history, tmp_path):
         "messages": []}))
     conversation_id = import_conversation(history, read_export(path))
     assert history.conversation(conversation_id).title == "my key [redacted]"
+
+
+def test_an_import_file_nested_too_deep_is_refused_naming_the_limit(history, tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text('{"format": "parley.conversation", "messages": ' + "[" * 1_100 + "]" * 1_100 + "}")
+    with pytest.raises(ImportFileError) as caught:
+        read_export(path)
+    assert f"{path} is nested more than 100 levels deep, over the limit of 100 for JSON" in str(caught.value)
+    assert history.list_conversations() == []

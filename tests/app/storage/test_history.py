@@ -149,3 +149,14 @@ def test_key_shaped_strings_are_redacted_in_titles_even_when_not_the_key_in_use(
     history.rename(cid, f"renamed {others[1]} here")
     assert history.conversation(cid).title == f"renamed {REDACTED} here"
     assert title_from_text("How does sk-learn compare to torch?") == "How does sk-learn compare to torch?"
+
+
+def test_a_stored_value_nested_too_deep_is_named_damage(history):
+    from app.storage.integrity import DamagedDatabaseError
+
+    conversation = history.create_conversation("t")
+    message_id = history.add_message(conversation, "user", "hi")
+    history.db.execute("UPDATE messages SET usage = ? WHERE id = ?", ["[" * 1_100 + "]" * 1_100, message_id])
+    with pytest.raises(DamagedDatabaseError) as caught:
+        history.message(message_id)
+    assert "usage" in str(caught.value) and "nested more than 100 levels deep" in str(caught.value)

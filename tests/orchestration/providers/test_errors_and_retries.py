@@ -1,6 +1,7 @@
 """Every adapter against a loopback server that counts requests: each HTTP error class becomes its typed error
-with a message naming the provider and what to check; 408/409/429/5xx/529 and connection failures are retried
-(3 attempts, Retry-After honoured) only before the first byte; idle and broken streams end with an error that
+with a message naming the provider and what to check; 408/409/425/429/5xx/529 and connection failures are retried
+(3 attempts, Retry-After honoured) only before the first byte, a server error that says the request is invalid
+is not, and the final error counts the attempts; idle and broken streams end with an error that
 keeps the partial answer."""
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from orchestration.errors import (
     RequestTimeoutError,
     ServerError,
     StreamIdleError,
+    TooEarlyError,
 )
 from orchestration.messages import UserMessage
 from orchestration.providers import adapter_for
@@ -104,6 +106,7 @@ STATUSES: dict[int, tuple[type[ProviderError], str]] = {
     409: (ConflictError, "{name} reported a conflict with another request (409). Try again."),
     413: (PayloadTooLargeError, "{name} says the request is too large (413). Shorten the conversation"),
     422: (BadRequestError, "{name} could not process the request (422)."),
+    425: (TooEarlyError, "{name} asked for the request to be sent again (425 too early). Try again."),
     429: (RateLimitError, "{name} is rate limiting requests or the quota is used up (429). Wait a moment"),
     500: (ServerError, "{name} had an internal error (500). Try again later."),
     502: (ServerError, "{name}, or a gateway in front of it, failed (502 bad gateway). Try again later."),
@@ -194,3 +197,49 @@ async def test_idle_stream_is_an_error_not_a_hang(kind: Kind, loopback: Loopback
     assert f"{kind.title} sent nothing for 0.2 s" in outcome.error.message
     assert outcome.error.partial is not None and outcome.error.partial.text == "Waiting"
     assert loopback.count == 1 and sleeps.calls == []
+
+
+# --- what is retried -----------------------------------------------------------------------------------------
+
+VALIDATION_500 = {"error": {"message": "Validation error: messages.0.content must be a string",
+                            "type": "invalid_request_error"}}
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=IDS)
+async def test_a_server_error_that_says_the_request_is_invalid_is_not_retried(kind: Kind,
+                                                                              loopback: LoopbackServer) -> None:
+    loopback.always("POST", kind.path, Response.json(VALIDATION_500, status=500))
+    sleeps = Sleeps()
+    outcome = await collect(make(kind, loopback, sleeps), REQUEST)
+    assert isinstance(outcome.error, ServerError) and not outcome.error.retryable
+    assert loopback.count == 1 and sleeps.calls == []
+    assert "gave up" not in outcome.error.message and outcome.error.attempts == 1
+
+
+@pytest.mark.parametrize(("status", "body", "headers", "tries"), [
+    (500, {"error": {"message": "internal error"}}, {}, 3),
+    (503, {"error": {"message": "invalid upstream state"}}, {}, 3),  # a gateway's words say nothing of the request
+    (425, {"error": {"message": "too early"}}, {}, 3),
+    (500, VALIDATION_500, {"x-should-retry": "true"}, 3),  # the server's own word wins
+    (500, {"error": {"message": "internal error"}}, {"x-should-retry": "false"}, 1),
+], ids=["500", "503-with-invalid", "425", "should-retry-true", "should-retry-false"])
+async def test_what_can_succeed_on_retry_is_retried_and_the_error_counts_the_attempts(
+        status: int, body: dict[str, Any], headers: dict[str, str], tries: int, loopback: LoopbackServer) -> None:
+    kind = KINDS[0]
+    loopback.always("POST", kind.path, Response.json(body, status=status, headers={"Retry-After": "0", **headers}))
+    outcome = await collect(make(kind, loopback, Sleeps()), REQUEST)
+    assert outcome.error is not None and loopback.count == tries and outcome.error.attempts == tries
+    if tries > 1:
+        assert outcome.error.message.endswith(f" Parley gave up after {tries} attempts.")
+        assert str(outcome.error) == outcome.error.message
+    else:
+        assert "gave up" not in outcome.error.message
+
+
+async def test_a_deterministic_error_after_a_transient_one_says_how_many_attempts(loopback: LoopbackServer) -> None:
+    kind = KINDS[1]
+    loopback.add("POST", kind.path, Response.json({"error": "busy"}, status=503, headers={"Retry-After": "0"}),
+                 Response.json(VALIDATION_500, status=500))
+    outcome = await collect(make(kind, loopback, Sleeps()), REQUEST)
+    assert isinstance(outcome.error, ServerError) and loopback.count == 2
+    assert "Validation error" in outcome.error.message and "gave up after 2 attempts" in outcome.error.message

@@ -49,3 +49,8 @@ def test_text_kinds() -> None:
     assert extract("text", "  caf\u00e9 \n".encode(), None, BASE).text == "café"
     assert extract("markdown", b"# T", "utf-8", BASE).text == "# T"
     assert extract("json", b'{"a":1}', None, BASE).text == '{\n  "a": 1\n}'
+
+
+def test_json_nested_too_deep_is_passed_on_as_text() -> None:
+    body = b"[" * 1_100 + b"]" * 1_100
+    assert extract("json", body, None, "http://x/").text == body.decode()

@@ -236,3 +236,18 @@ async def test_unreachable_service_is_a_network_error(case: Case) -> None:
         await case.make(f"http://127.0.0.1:{port}", 2).search(query(), KEY)
     assert caught.value.kind == "network"
     assert f"Could not reach {LABELS[case.name]} at 127.0.0.1:{port}" in caught.value.message
+
+
+async def test_answer_nested_too_deep_is_a_bad_response(case: Case, loopback: LoopbackServer) -> None:
+    loopback.add(case.method, case.path, Response.body("[" * 1_100 + "]" * 1_100, "application/json"))
+    with pytest.raises(SearchError) as caught:
+        await case.make(loopback.url, 5).search(query(), KEY)
+    assert caught.value.kind == "bad_response" and LABELS[case.name] in caught.value.message
+    assert "nested more than 100 levels deep" in caught.value.message
+
+
+async def test_error_body_nested_too_deep_keeps_the_status(case: Case, loopback: LoopbackServer) -> None:
+    loopback.add(case.method, case.path, Response.body("[" * 1_100 + "]" * 1_100, "application/json", status=400))
+    with pytest.raises(SearchError) as caught:
+        await case.make(loopback.url, 5).search(query(), KEY)
+    assert LABELS[case.name] in caught.value.message

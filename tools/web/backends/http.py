@@ -8,12 +8,12 @@ once, so each backend module only builds its request and reads its result list. 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
+from orchestration.bounded_json import JSONLimitError, loads_bounded
 from tools.web.search_types import SearchError, SearchErrorKind
 
 Override = tuple[SearchErrorKind, str]  # a backend's own explanation of one status
@@ -31,7 +31,7 @@ def key_hint(backend_id: str, label: str) -> str:
 def _detail(body: bytes) -> str:
     """The reason an API gave for an error, from the usual JSON shapes; empty when there is none."""
     try:
-        data = json.loads(body)
+        data = loads_bounded(body, what="the error body")
     except ValueError:
         return ""
     candidates: list[Any] = []
@@ -99,7 +99,9 @@ async def request_json(backend_id: str, label: str, method: str, url: str, *, ti
         raise error_for_status(backend_id, label, response.status_code, bytes(body),
                                response.headers.get("Retry-After"), overrides)
     try:
-        return json.loads(bytes(body))
+        return loads_bounded(bytes(body), what=f"The answer from {label}")
+    except JSONLimitError as exc:
+        raise SearchError("bad_response", str(exc)) from None
     except ValueError:
         raise SearchError("bad_response", f"{label} sent an answer that is not JSON. Check the {label} address "
                           "in Preferences > Search.") from None

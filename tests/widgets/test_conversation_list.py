@@ -1,0 +1,83 @@
+"""The conversation list in a narrow window (no sideways scrolling, titles cut with "…", whole title as a literal
+tooltip) and search results (snippets as plain text with the matched words highlighted)."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor, QImage
+from PySide6.QtWidgets import QStyleOptionViewItem
+
+from widgets.conversation_delegate import PIECES_ROLE, PINNED_ROLE
+from widgets.conversation_list import ConversationItem, ConversationList, SearchHit
+from widgets.search_snippet import MARK_END, MARK_START
+
+LONG_TITLE = "How do sea otters use stones as tools, and do they keep a favourite one for years?"
+
+
+def narrow_list(qtbot, width: int = 220) -> ConversationList:
+    conversations = ConversationList()
+    qtbot.addWidget(conversations)
+    conversations.resize(width, 400)
+    conversations.show()
+    qtbot.waitExposed(conversations)
+    return conversations
+
+
+def row_option(conversations: ConversationList, row: int) -> QStyleOptionViewItem:
+    option = QStyleOptionViewItem()
+    option.initFrom(conversations.list.viewport())
+    option.rect = conversations.list.visualItemRect(conversations.list.item(row))
+    option.font = conversations.list.font()
+    return option
+
+
+def test_a_narrow_list_never_scrolls_sideways_and_cuts_long_titles_with_an_ellipsis(qtbot):
+    conversations = narrow_list(qtbot)
+    conversations.set_conversations([ConversationItem(1, LONG_TITLE, 1_700_000_000_000),
+                                     ConversationItem(2, "<b>bold?</b> & <img src=/dev/zero>", 1_700_000_000_000)])
+    qtbot.wait(10)
+    view = conversations.list
+    assert view.horizontalScrollBar().maximum() == 0 and not view.horizontalScrollBar().isVisible()
+    assert view.visualItemRect(view.item(0)).right() <= view.viewport().rect().right()
+    delegate = view.itemDelegate()
+    shown = delegate.shown_title(row_option(conversations, 0), view.model().index(0, 0))
+    assert shown.endswith("…") and LONG_TITLE.startswith(shown[:-1])
+    assert view.item(0).toolTip() == f"<p style='white-space:pre-wrap'>{LONG_TITLE}</p>"
+    assert view.item(1).toolTip() == ("<p style='white-space:pre-wrap'>&lt;b&gt;bold?&lt;/b&gt; &amp; "
+                                      "&lt;img src=/dev/zero&gt;</p>")  # literal: no bold, no file read
+
+
+def _amber_pixels(image: QImage) -> int:
+    count = 0
+    for y in range(0, image.height(), 2):
+        for x in range(0, image.width(), 2):
+            colour = QColor(image.pixel(x, y))
+            if colour.red() > 200 and colour.green() > 150 and colour.blue() < colour.red() - 60:
+                count += 1
+    return count
+
+
+def test_search_results_show_plain_snippets_with_the_match_highlighted(qtbot):
+    conversations = narrow_list(qtbot, 320)
+    snippet = f"## Otters\n\nSea otters **{MARK_START}crack{MARK_END}** clams with `stones` <i>and</i> &amp; more"
+    conversations.set_search_results([SearchHit(7, "Otters", snippet)])
+    row = conversations.list.item(0)
+    assert row.text() == "Otters\nOtters Sea otters crack clams with stones and & more"
+    assert [text for text, marked in row.data(PIECES_ROLE) if marked] == ["crack"]
+    qtbot.wait(10)
+    highlighted = _amber_pixels(conversations.list.viewport().grab().toImage())
+    conversations.set_search_results([SearchHit(7, "Otters", snippet.replace(MARK_START, "").replace(MARK_END, ""))])
+    qtbot.wait(10)
+    assert highlighted > 20 and _amber_pixels(conversations.list.viewport().grab().toImage()) == 0
+
+
+def test_a_pinned_row_draws_a_pin_icon_not_an_emoji_and_leaves_it_room(qtbot):
+    conversations = narrow_list(qtbot)
+    conversations.set_conversations([ConversationItem(1, LONG_TITLE, 1_700_000_000_000, pinned=True),
+                                     ConversationItem(2, LONG_TITLE, 1_600_000_000_000)])
+    qtbot.wait(10)
+    view = conversations.list
+    assert view.item(0).data(PINNED_ROLE) and "📌" not in view.item(0).text()
+    delegate = view.itemDelegate()
+    pinned = delegate.shown_title(row_option(conversations, 0), view.model().index(0, 0))
+    plain = delegate.shown_title(row_option(conversations, 1), view.model().index(1, 0))
+    assert pinned.endswith("…") and len(pinned) < len(plain)

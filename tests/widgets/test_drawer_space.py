@@ -1,0 +1,47 @@
+"""The room the inspector drawer gets: the window grows when the screen allows, else the drawer takes a bounded
+share, the right panes give way and the sidebar and chat keep their minimum widths."""
+
+from __future__ import annotations
+
+import pytest
+
+from widgets.drawer_space import (
+    CHAT_MIN_WIDTH,
+    DRAWER_MAX_SHARE,
+    DRAWER_WIDTH,
+    PANES_MIN_WIDTH,
+    SIDE_MIN_WIDTH,
+    drawer_space,
+)
+
+
+def test_the_window_grows_and_every_column_keeps_its_width_when_the_screen_has_room():
+    space = drawer_space(window_width=1280, screen_width=1920, side=260, chat=670, panes=340, chrome=10)
+    assert space.window_width == 260 + 670 + 340 + DRAWER_WIDTH + 10
+    assert (space.side, space.chat, space.panes, space.drawer) == (260, 670, 340, DRAWER_WIDTH)
+
+
+def test_without_room_to_grow_the_panes_give_way_and_the_chat_keeps_its_minimum():
+    space = drawer_space(window_width=1280, screen_width=1280, side=260, chat=670, panes=340, chrome=10)
+    assert space.window_width == 1280
+    assert space.side == 260 and space.chat >= CHAT_MIN_WIDTH and space.panes == 0
+    assert space.drawer <= DRAWER_MAX_SHARE * 1280
+    assert space.side + space.chat + space.panes + space.drawer + 10 == 1280
+
+
+def test_panes_shrink_before_they_are_hidden():
+    space = drawer_space(window_width=1600, screen_width=1600, side=260, chat=700, panes=400, chrome=0)
+    assert space.drawer == DRAWER_WIDTH and PANES_MIN_WIDTH <= space.panes < 400
+    assert space.chat == CHAT_MIN_WIDTH
+
+
+def test_a_maximised_window_does_not_grow():
+    space = drawer_space(window_width=1280, screen_width=2560, side=260, chat=670, panes=340, can_grow=False)
+    assert space.window_width == 1280 and space.chat >= CHAT_MIN_WIDTH
+
+
+@pytest.mark.parametrize("width", [700, 900, 1100, 1400, 1600])
+def test_the_sidebar_is_never_squeezed_below_its_minimum(width):
+    space = drawer_space(window_width=width, screen_width=width, side=120, chat=400, panes=200)
+    assert space.side == SIDE_MIN_WIDTH and space.chat >= CHAT_MIN_WIDTH and space.drawer >= 0
+    assert space.side + space.chat + space.panes + space.drawer == width

@@ -1,0 +1,69 @@
+"""Showing text that came from outside (models, tools, web pages, imported files) without letting it act.
+
+Qt reads files and URLs on its own when a document or label holds rich text: ``QTextDocument.loadResource``
+opens any path an ``<img>``, ``![]()``, ``<link>`` or CSS ``url()`` names (``/dev/zero`` ends the process, a FIFO
+hangs it), and ``QLabel``/tooltips guess "rich text" from a leading tag. So:
+
+- ``SafeDocument`` is the only document type used for model, tool or imported content. Its ``loadResource``
+  never touches the file system or the network: images the app made itself are added with ``addResource`` and
+  found before ``loadResource`` is asked; anything else gets an empty value.
+- ``plain_label`` / ``plain_tooltip`` show outside text literally in a ``QLabel`` or a tooltip.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QUrl
+from PySide6.QtGui import QImage, QTextDocument
+from PySide6.QtWidgets import QLabel, QWidget
+
+PLACEHOLDER_SIZE_PX = 1  # what an image nobody added stands as: one transparent pixel
+
+
+def _placeholder_image() -> QImage:
+    image = QImage(PLACEHOLDER_SIZE_PX, PLACEHOLDER_SIZE_PX, QImage.Format.Format_ARGB32)
+    image.fill(Qt.GlobalColor.transparent)
+    return image
+
+
+class SafeDocument(QTextDocument):
+    """A QTextDocument that loads nothing: every resource is one the app added itself, or a placeholder."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.refused = 0  # resources asked for and refused (counted so tests can check, not assume)
+
+    def loadResource(self, kind: int, name: QUrl) -> Any:
+        self.refused += 1
+        if kind == QTextDocument.ResourceType.ImageResource.value:
+            return _placeholder_image()
+        return ""
+
+
+def plain_label(text: str, parent: QWidget | None = None) -> QLabel:
+    """A QLabel that shows ``text`` exactly as written (never as HTML)."""
+    label = QLabel(parent)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setText(text)
+    return label
+
+
+def set_plain_text(label: QLabel, text: str) -> None:
+    """Set outside text on an existing label, literally."""
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setText(text)
+
+
+TOOLTIP_MAX_CHARS = 2000  # longer text is cut with "…"; the full text is in the view the tooltip belongs to
+
+
+def plain_tooltip(text: str) -> str:
+    """A tooltip string that shows ``text`` literally (tooltips guess rich text, so it is escaped into some),
+    cut at ``TOOLTIP_MAX_CHARS``; an empty text gives no tooltip."""
+    if not text:
+        return ""
+    if len(text) > TOOLTIP_MAX_CHARS:
+        text = text[:TOOLTIP_MAX_CHARS] + "…"
+    return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
