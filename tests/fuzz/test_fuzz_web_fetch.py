@@ -57,6 +57,9 @@ KINDS = st.sampled_from(["html", "text", "markdown", "json"])
 @example("json", b'{"a": 1}', "application/json; charset=idna")
 @example("html", PAGE.encode(), "text/html; charset=undefined")
 @example("html", b"<html><body>&#xD800; \xff</body></html>", "text/html; charset=utf-8")
+@example("text", b"\x80", "text/plain; charset=punycode")  # decodes only ASCII, even with errors="replace"
+@example("html", b"<!doctype html><html><head", "")  # no body at all
+@example("html", b"<base href>\x0c", "")  # a base lxml cannot resolve
 def test_extraction_gives_text_for_any_body_and_charset(kind, body, content_type) -> None:
     page = extract(kind, body, _charset(content_type), "https://example.org/a/b.html")
     assert isinstance(page.text, str) and (page.title is None or isinstance(page.title, str))
@@ -98,7 +101,7 @@ def test_a_charset_python_knows_and_libxml2_does_not_still_reads(charset) -> Non
     assert page.text == body.decode(charset).removeprefix("<html><body><p>").removesuffix("</p></body></html>")
 
 
-@pytest.mark.parametrize("charset", ["rot13", "base64", "hex", "idna", "undefined", "zlib"])
+@pytest.mark.parametrize("charset", ["rot13", "base64", "hex", "idna", "punycode", "undefined", "zlib"])
 def test_a_codec_that_is_not_a_text_encoding_is_ignored(charset) -> None:
     assert _charset(f"text/plain; charset={charset}") is None
     assert extract("text", b"plain words", _charset(f"text/plain; charset={charset}"), "https://e.org/").text == (

@@ -133,10 +133,11 @@ def _charset(content_type: str) -> str | None:
 
 def text_codec(charset: str) -> str | None:
     """Python's name for ``charset`` when it is a text encoding that can decode with replacement; None for an
-    unknown name and for codecs that are not text encodings (base64, rot13, idna, undefined, ...)."""
+    unknown name and for codecs that are not text encodings or cannot replace what they cannot read (base64,
+    rot13, idna, punycode, undefined, ...)."""
     try:
         name = codecs.lookup(charset).name
-        b"a".decode(name, "replace")
+        b"a\x80\xff".decode(name, "replace")
     except (LookupError, UnicodeError, ValueError):
         return None
     return name
