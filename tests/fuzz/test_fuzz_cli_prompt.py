@@ -4,6 +4,7 @@ Both ways Python reads standard input are tried: with ``surrogateescape`` (a C o
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 from datetime import timedelta
@@ -35,8 +36,6 @@ def model() -> Iterator[LoopbackServer]:
 
 
 def _chat(model: LoopbackServer, prompt: bytes, as_argument: bool, env: dict[str, str]) -> tuple[int, str]:
-    import os
-
     command = [*parley_command(), "chat", "--kind", "openai", "--base-url", model.url + "/v1", "--model", "m",
                "--tools", "none"]
     if as_argument:

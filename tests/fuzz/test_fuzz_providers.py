@@ -74,8 +74,7 @@ def answers(draw: st.DrawFn, kind: str) -> Response:
     form, seed = SEEDS[kind]
     status = draw(st.sampled_from([200] * 6 + [400, 401, 404, 422, 500]))
     if status != 200:
-        body = draw(st.one_of(mutated(ERROR_BODY), json_values, hostile_text)).__repr__() if draw(
-            st.booleans()) else encode_json(draw(mutated(ERROR_BODY)))
+        body = draw(st.one_of(mutated(ERROR_BODY).map(encode_json), json_values.map(encode_json), hostile_text))
         return Response.body(body.encode("utf-8", "surrogatepass"), "application/json", status=status)
     frames = draw(st.one_of(st.just(seed), mutated(seed, None), mutated(seed, "wrong type"), mutated(seed)))
     content_type = draw(st.sampled_from([NATIVE_TYPES[form]] * 4 + ["application/json", "text/plain", ""]))
