@@ -1,8 +1,8 @@
-"""``parley chat``: one tool-using turn from the terminal, over the same loop the window uses.
+"""``parley chat``: one tool-using turn from the terminal, through the run service the window uses too
+(app/run_service.py).
 
-The conversation is saved by default (app/chat_recording.py): the user message before the request, the answer
-as it streams (checkpoints) and at the end. The provider comes from the settings or the flags
-(app/chat_target.py).
+The conversation is saved by default: the user message before the request, the answer as it streams
+(checkpoints) and at the end. The flags become the chat's settings in app/chat_target.py.
 """
 
 from __future__ import annotations
@@ -12,29 +12,24 @@ import asyncio
 import contextlib
 import signal
 import sys
-from dataclasses import replace
 
-from app.chat_recording import ChatConversation, prepare_conversation
-from app.chat_target import ChatTarget, resolve_target
+from app.chat_recording import NothingToRegenerateError
+from app.chat_target import chat_settings, cli_problem
 from app.cli_approval import cli_approver, is_interactive
 from app.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from app.cli_context import open_history, paths_from_args, secret_store, settings_from_args
 from app.cli_input import read_text, require_text
+from app.cli_interrupt import Interrupts
 from app.cli_output import JsonLinesPrinter, TerminalPrinter
 from app.errors import EnvironmentProblem
 from app.provider_args import api_key_from_env, provider_from_args
-from app.secrets import SecretStore
+from app.run_service import PreparedRun, RunService, RunSetupError, Subscriber, run
 from app.settings import Settings, save_settings
 from app.storage import History
-from app.storage.run_recorder import CHECKPOINT_INTERVAL_S, RunRecorder
-from app.tool_setup import connected_mcp, tool_registry
-from orchestration.engine import ChatAdapter, NamedToolChoice, ToolChoice
-from orchestration.event_redaction import RedactingEmitter
-from orchestration.events import RunEvent
-from orchestration.loop import RunLoop, RunRequest, RunResult
-from orchestration.providers import UnsupportedKindError, adapter_for
-from orchestration.tool_turn import Approver, Emit
-from tools.registry import ToolRegistry, UnknownToolError
+from app.tool_setup import mcp_manager, start_mcp
+from orchestration.loop import RunResult
+from orchestration.providers import UnsupportedKindError
+from orchestration.tool_turn import Approver
 
 
 def read_prompt(args: argparse.Namespace) -> str | None:
@@ -56,26 +51,6 @@ def read_prompt(args: argparse.Namespace) -> str | None:
     return prompt
 
 
-def tool_choice_from_args(value: str, registry: ToolRegistry, selected: list[str]) -> ToolChoice:
-    if value in ("auto", "none", "required"):
-        return value  # type: ignore[return-value]
-    if value not in selected:
-        raise UsageError(f"--tool-choice {value!r} is not one of the selected tools ({', '.join(selected) or 'none'})")
-    return NamedToolChoice(name=value)
-
-
-def selected_tools(args: argparse.Namespace, registry: ToolRegistry, settings: Settings) -> list[str]:
-    """``--tools``; with ``all``, the tools the settings disable or deny are left out."""
-    try:
-        selected = registry.resolve(args.tools)
-    except UnknownToolError as exc:
-        raise UsageError(f"--tools: {exc}") from None
-    if args.tools == "all":
-        tools = settings.tools
-        selected = [n for n in selected if tools.enabled.get(n, True) and tools.approval.get(n) != "deny"]
-    return selected
-
-
 def approver_for(args: argparse.Namespace, settings: Settings) -> Approver:
     """Settings policies, then ``--approve``, then a question on a terminal (app/cli_approval.py)."""
 
@@ -90,56 +65,18 @@ def approver_for(args: argparse.Namespace, settings: Settings) -> Approver:
     return cli_approver(settings, args.approve, interactive=is_interactive(), remember=remember)
 
 
-def build_request(args: argparse.Namespace, registry: ToolRegistry, selected: list[str], target: ChatTarget,
-                  conversation: ChatConversation) -> RunRequest:
-    return RunRequest(
-        model=target.model, messages=conversation.messages, tool_names=selected,
-        tool_choice=tool_choice_from_args(args.tool_choice, registry, selected),
-        stream=not args.no_stream, reasoning_effort=target.reasoning_effort,
-        max_output_tokens=args.max_output_tokens,
-        conversation_id=None if conversation.conversation_id is None else str(conversation.conversation_id),
-    )
-
-
-async def _checkpoints(recorder: RunRecorder) -> None:
-    """Save the streaming answer on time even when no new event arrives to trigger it."""
-    while True:
-        await asyncio.sleep(CHECKPOINT_INTERVAL_S / 2)
-        recorder.checkpoint_if_due()
-
-
-async def _run(loop: RunLoop, request: RunRequest, recorder: RunRecorder | None) -> RunResult:
-    task = asyncio.ensure_future(loop.run(request))
-    ticker = asyncio.ensure_future(_checkpoints(recorder)) if recorder is not None else None
+async def _run(prepared: PreparedRun, printer: Subscriber, approver: Approver, interrupts: Interrupts) -> RunResult:
+    """The run; Ctrl+C (app/cli_interrupt.py) and SIGTERM cancel it, which saves the partial answer."""
+    task = asyncio.ensure_future(run(prepared, printer, approver))
     event_loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
-        event_loop.add_signal_handler(signal.SIGINT, task.cancel)
         event_loop.add_signal_handler(signal.SIGTERM, task.cancel)
     try:
-        return await task
+        with interrupts.watching(task):
+            return await task
     finally:
-        if ticker is not None:
-            ticker.cancel()
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            event_loop.remove_signal_handler(signal.SIGINT)
             event_loop.remove_signal_handler(signal.SIGTERM)
-        await loop.adapter.aclose()
-
-
-def _redacting(sink: Emit, secrets: list[str]) -> Emit:
-    """What the terminal shows with the key in use hidden, in every event (some providers and models echo it),
-    even split across streamed pieces; key-like URL parts and bearer tokens in errors and warnings too."""
-    return RedactingEmitter(sink, secrets)
-
-
-def _fan_out(*sinks: Emit | None) -> Emit:
-    targets = [s for s in sinks if s is not None]
-
-    def emit(event: RunEvent) -> None:
-        for sink in targets:
-            sink(event)
-
-    return emit
 
 
 def run_chat(args: argparse.Namespace) -> int:
@@ -147,71 +84,60 @@ def run_chat(args: argparse.Namespace) -> int:
     in the same loop, when the run calls them."""
     settings = settings_from_args(args)
     store = secret_store()
-    with asyncio.Runner() as runner:
-        mcp = runner.run(connected_mcp(settings, store.lookup)) if settings.mcp_servers else None
+    with Interrupts().installed() as interrupts, asyncio.Runner() as runner:
+        mcp = None
+        if settings.mcp_servers:
+            mcp = mcp_manager(settings, store.lookup)
+            interrupts.before_exit(mcp.kill_now)
+            runner.run(start_mcp(mcp))
         try:
-            return _prepare_and_chat(args, runner, settings, store, tool_registry(settings, store.lookup, mcp))
+            return _prepare_and_chat(args, runner, RunService(settings, store, mcp=mcp), interrupts)
         finally:
             if mcp is not None:
                 runner.run(mcp.aclose())
 
 
-def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, settings: Settings, store: SecretStore,
-                      registry: ToolRegistry) -> int:
+def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, service: RunService,
+                      interrupts: Interrupts) -> int:
     prompt = read_prompt(args)
-    target = resolve_target(args, settings, store, env_key=api_key_from_env(args.api_key_env),
-                            one_off=lambda: provider_from_args(args))
-    if args.idle_timeout is not None:
-        target = replace(target, config=target.config.model_copy(update={"idle_timeout": args.idle_timeout}))
-    selected = selected_tools(args, registry, settings)
-    tool_choice_from_args(args.tool_choice, registry, selected)  # bad usage is reported before anything is saved
-    try:
-        adapter = adapter_for(target.config)
-    except UnsupportedKindError as exc:
-        raise UsageError(f"--kind: {exc}") from None
-    secrets = [target.api_key] if target.api_key else []
+    chat = chat_settings(args, service.settings, env_key=api_key_from_env(args.api_key_env),
+                         one_off=lambda: provider_from_args(args))
+    try:  # bad usage is reported before anything is saved
+        plan = service.plan(prompt, chat)
+    except (RunSetupError, UnsupportedKindError) as problem:
+        raise cli_problem(problem, service.secrets) from None
     history: History | None = None
     try:
         history = None if args.no_save and args.conversation is None else open_history(args)
-        conversation = prepare_conversation(history, args, prompt, provider=target.config.id, model=target.model,
-                                            secrets=secrets)
-        request = build_request(args, registry, selected, target, conversation)
-        if conversation.recorder is not None:  # the user's message is saved before anything is sent
-            ids = conversation.recorder.begin(conversation.prompt, reply_to=conversation.reply_to,
-                                              provider=target.config.id, model=target.model)
-            request.run_id = ids.run_id
+        prepared = service.begin(plan, history, args.conversation, regenerate=args.regenerate)
+    except NothingToRegenerateError as problem:
+        if history is not None:
+            history.close()
+        raise cli_problem(problem, service.secrets) from None
     except BaseException:
-        runner.run(adapter.aclose())
         if history is not None:
             history.close()
         raise
     try:
-        return _chat(args, runner, registry, settings, adapter, request, conversation, secrets)
+        return _chat(args, runner, service.settings, prepared, interrupts)
     finally:
         if history is not None:
             history.close()
 
 
-def _chat(args: argparse.Namespace, runner: asyncio.Runner, registry: ToolRegistry, settings: Settings,
-          adapter: ChatAdapter, request: RunRequest, conversation: ChatConversation, secrets: list[str]) -> int:
-    recorder = conversation.recorder
+def _chat(args: argparse.Namespace, runner: asyncio.Runner, settings: Settings, prepared: PreparedRun,
+          interrupts: Interrupts) -> int:
+    recorder = prepared.recorder
     printer = JsonLinesPrinter() if args.json else TerminalPrinter(show_reasoning=not args.no_reasoning)
-    limits = settings.limits
-    if args.max_iterations is not None:
-        limits = limits.model_copy(update={"max_iterations": args.max_iterations})
-    if args.call_timeout is not None:
-        limits = limits.model_copy(update={"model_call_timeout": args.call_timeout})
-    loop = RunLoop(adapter, registry, _fan_out(_redacting(printer, secrets), recorder), limits=limits,
-                   approver=approver_for(args, settings))
     try:
-        result = runner.run(_run(loop, request, recorder))
+        result = runner.run(_run(prepared, printer, approver_for(args, settings), interrupts))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     if recorder is not None and recorder.save_error is not None:
         print(f"parley: {recorder.save_error}", file=sys.stderr)
         return EXIT_ERROR
     if recorder is not None and not args.json:
-        print(f"[saved as conversation {conversation.conversation_id}]", file=sys.stderr)
+        print(f"[saved as conversation {prepared.conversation_id}]", file=sys.stderr)
     if result.finish_reason == "cancelled":
         return EXIT_INTERRUPTED
     if result.finish_reason == "error":

@@ -2,15 +2,15 @@
 
 This is the one place that joins the widgets to the database, the settings file, the keyring and the run
 controller. Widgets only emit signals and show what they are given; this module reads and writes.
-The user's message is written before a request starts (RunRecorder.begin); when that write or the provider
-setup fails, the text goes back into the composer, so nothing typed is lost.
+Sending goes through the run service (app/run_service.py), the same one ``parley chat`` uses: it writes the
+user's message before a request starts; when that write or the provider setup fails, the text goes back into
+the composer, so nothing typed is lost.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
@@ -29,32 +29,38 @@ from app.conversation_files import (
 from app.errors import EnvironmentProblem
 from app.history_view import chat_messages
 from app.provider_check import draft_config, model_names, trial_reply
-from app.provider_setup import key_required, provider_config
+from app.provider_setup import provider_config
 from app.run_controller import RunController
+from app.run_service import (
+    ChatSettings,
+    MissingKeyError,
+    MissingModelError,
+    NoProviderError,
+    RegistryFactory,
+    RunService,
+    RunSetupError,
+    UnknownProviderError,
+)
 from app.secrets import SecretStoreError
 from app.secrets.names import provider_entry
 from app.secrets.probe import backend_display_name
 from app.secrets.store import SecretStore
 from app.settings import ProviderSettings, Settings
+from app.settings.model import MAX_FONT_SIZE, MAX_SEARCH_RESULTS, MIN_FONT_SIZE, SEARCH_BACKENDS
 from app.settings.store import save_settings
 from app.storage import History, StorageError
 from app.storage.exchange import import_conversation, read_export
-from app.storage.history import title_from_text
-from app.storage.replay import conversation_messages
 from app.storage.run_recorder import RunRecorder
 from app.storage.search import HistorySearch
-from app.tool_setup import add_mcp_tools, tool_registry
+from app.tool_setup import tool_registry
 from app.window_approver import WindowApprover
-from orchestration.loop import RunRequest
 from orchestration.messages import Message, UserMessage
-from orchestration.providers import adapter_for
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.discovery import discover_local_servers
 from orchestration.providers.models import list_models
 from orchestration.run_trace import RunSummary, RunTrace
 from tools.mcp import McpManager, McpServerSettings, ServerStatus, exposed_name, probe_server, secret_entry
 from tools.mcp import summary as mcp_summary
-from tools.registry import ToolRegistry
 from widgets.add_provider_dialog import AddProviderDialog, NewProvider
 from widgets.composer import effort_for_request
 from widgets.conversation_list import ConversationItem, SearchHit
@@ -62,6 +68,7 @@ from widgets.main_window import MainWindow
 from widgets.preferences_dialog import PreferencesDialog
 from widgets.preferences_keys import KeyActions
 from widgets.preferences_mcp import McpHooks
+from widgets.preferences_schema import SettingsSchema
 from widgets.search_snippet import MARK_END, MARK_START
 from widgets.theme import ThemeController
 
@@ -91,6 +98,12 @@ def choose_export_path(suggested: str) -> str | None:
     return path or None
 
 
+# The settings model as the Preferences dialog sees it (widgets never import app).
+SETTINGS_SCHEMA = SettingsSchema(settings_model=Settings, provider_model=ProviderSettings,
+                                 search_backends=SEARCH_BACKENDS, max_search_results=MAX_SEARCH_RESULTS,
+                                 min_font_size=MIN_FONT_SIZE, max_font_size=MAX_FONT_SIZE)
+
+
 def preference_keys(secrets: SecretStore) -> KeyActions:
     """The preferences dialog's access to keys: through the SecretStore, which refuses plaintext storage."""
     def keyring_problem() -> str | None:
@@ -101,7 +114,19 @@ def preference_keys(secrets: SecretStore) -> KeyActions:
                       delete=secrets.delete, keyring_problem=keyring_problem)
 
 
-RegistryFactory = Callable[[Settings, Callable[[str], str | None]], ToolRegistry]
+def window_problem(problem: Exception) -> str:
+    """A problem found before a run, worded for the window (its menus and pickers, not the CLI's flags)."""
+    if isinstance(problem, NoProviderError | UnknownProviderError):
+        return ("No provider is set up. Add one with “Add a provider…” below (or `parley providers add` in a "
+                "terminal), then send again.")
+    if isinstance(problem, MissingModelError):
+        return f"Provider {problem.provider} has no model chosen. Pick one in the model picker."
+    if isinstance(problem, MissingKeyError):
+        return (f"No API key is stored for {problem.provider}. Add it with Preferences (Ctrl+,) or with "
+                f"`parley keys set {problem.provider}`.")
+    return str(problem)
+
+
 DialogFactory = Callable[..., AddProviderDialog]
 PreferencesFactory = Callable[..., PreferencesDialog]
 
@@ -184,7 +209,8 @@ class ChatSession(QObject):
             self.window.welcome.set_servers([])
         self._update_status()
 
-    def _background(self) -> list[asyncio.Future[Any]]:
+    def background_tasks(self) -> list[asyncio.Future[Any]]:
+        """Discovery, MCP reconnects and imports still running."""
         return [t for t in (self._discovery, self._mcp_reconnect, self._import_task, *self._mcp_server_reconnects)
                 if t is not None and not t.done()]
 
@@ -192,7 +218,7 @@ class ChatSession(QObject):
         """The application is about to quit (called synchronously from ``aboutToQuit``): stop the run and cancel
         background work at once, before Qt can step their tasks outside the running loop."""
         self.controller.stop()
-        for task in self._background():
+        for task in self.background_tasks():
             task.cancel()
 
     async def aclose(self) -> None:
@@ -204,7 +230,7 @@ class ChatSession(QObject):
         except TimeoutError:
             log.warning("the run did not end within %g s of quitting; its answer so far was checkpointed",
                         QUIT_RUN_WAIT_S)
-        await asyncio.gather(*self._background(), return_exceptions=True)
+        await asyncio.gather(*self.background_tasks(), return_exceptions=True)
         await self.mcp.aclose()
 
     def start_discovery(self) -> None:
@@ -276,7 +302,8 @@ class ChatSession(QObject):
         every_tool = tool_registry(Settings(), self._secret_lookup)  # deny policies hide tools from a run
         self.mcp.register_into(every_tool)  # MCP tools listed so far get their policies here too
         tools = [(tool.name, tool.description) for tool in every_tool]
-        dialog = self.preferences_factory(self.window, settings=self.settings, keys=preference_keys(self.secrets),
+        dialog = self.preferences_factory(self.window, settings=self.settings, schema=SETTINGS_SCHEMA,
+                                          keys=preference_keys(self.secrets),
                                           tools=tools, test_connection=self.list_provider_models,
                                           mcp=self.mcp_hooks(),
                                           tool_defaults={tool.name: "ask" if tool.needs_approval else "allow"
@@ -359,17 +386,6 @@ class ChatSession(QObject):
         except EnvironmentProblem as problem:
             self.window.show_error_in_chat(f"{problem} {tool_name} is allowed for this session only.")
 
-    def _provider(self) -> tuple[ProviderSettings, str]:
-        provider_id, model = self.window.composer.current_model() or ("", "")
-        entry = next((p for p in self.settings.providers if p.id == provider_id), None)
-        if entry is None:
-            raise EnvironmentProblem("No provider is set up. Add one with “Add a provider…” below (or "
-                                     "`parley providers add` in a terminal), then send again.")
-        model = model or entry.default_model or ""
-        if not model:
-            raise EnvironmentProblem(f"Provider {entry.id} has no model chosen. Pick one in the model picker.")
-        return entry, model
-
     def _secret_lookup(self, name: str) -> str | None:
         return self.secrets.lookup(name)
 
@@ -380,56 +396,38 @@ class ChatSession(QObject):
             return
         try:
             self._start_run(text)
-        except EnvironmentProblem as problem:
+        except (EnvironmentProblem, RunSetupError) as problem:
             self.window.composer.restore_text(text)
+            message = window_problem(problem)
             if not self.settings.providers and self.conversation_id is None:
-                self.window.welcome.show_notice(str(problem))  # the welcome, with its "Add a provider…", stays
+                self.window.welcome.show_notice(message)  # the welcome, with its "Add a provider…", stays
                 self.window.show_welcome(True)
             else:
-                self.window.show_error_in_chat(str(problem))
+                self.window.show_error_in_chat(message)
+
+    def chat_settings(self) -> ChatSettings:
+        """The composer's choices for the next run."""
+        provider_id, model = self.window.composer.current_model() or ("", "")
+        return ChatSettings(provider=provider_id or None, model=model or None,
+                            reasoning_effort=effort_for_request(self.window.composer.reasoning_effort()),
+                            tools="all" if self.window.composer.tools_enabled() else "none")
 
     def _start_run(self, text: str) -> None:
-        entry, model = self._provider()
-        key = self.secrets.lookup(provider_entry(entry.id))
-        if key is None and key_required(entry):
-            raise EnvironmentProblem(f"No API key is stored for {entry.id}. Add it with "
-                                     f"Preferences (Ctrl+,) or with `parley keys set {entry.id}`.")
-        config = provider_config(entry, key)
-        self.window.inspector.set_secrets([key] if key else [])
-        registry = self.registry_factory(self.settings, self._secret_lookup)
-        add_mcp_tools(registry, self.settings, self.mcp)
-        run_id = uuid.uuid4().hex
-        recorder = None
-        if self.history is not None:
-            if self.conversation_id is None:
-                self.conversation_id = self.history.create_conversation(title_from_text(text, [key] if key else []),
-                                                                        provider=entry.id, model=model)
-            recorder = RunRecorder(self.history, self.conversation_id, secrets=[key] if key else [])
-            recorder.begin(text, run_id=run_id, provider=entry.id, model=model)
-            messages = conversation_messages(self.history, self.conversation_id)
-        else:
-            messages = self._memory_messages(text)
-        self._recorder = recorder
+        service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory)
+        plan = service.plan(text, self.chat_settings())
+        self.window.inspector.set_secrets(plan.secrets)
+        prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history)
+        if self.history is None:  # without a database the conversation lives in memory only
+            self._memory_history.append(UserMessage(content=text))
+        self.conversation_id = prepared.conversation_id
+        self._recorder = prepared.recorder
         self._pending_text = text
         self.window.show_welcome(False)
         self.window.chat_view.add_user_message(text)
         self.window.reasoning_pane.expect_reasoning(self.window.composer.reasoning_effort() != "off")
-        tool_names = [n for n in registry.names() if self.settings.tools.enabled.get(n, True)] \
-            if self.window.composer.tools_enabled() else []
-        request = RunRequest(model=model, messages=messages, tool_names=tool_names,
-                             reasoning_effort=(effort_for_request(self.window.composer.reasoning_effort())
-                                               or entry.reasoning_effort),
-                             conversation_id=str(self.conversation_id) if self.conversation_id else None,
-                             run_id=run_id)
-        self.controller.start(adapter_for(config), registry, request, limits=self.settings.limits,
-                              approver=self.approver, sinks=[recorder] if recorder else [])
-        self.window.set_status(model=f"{entry.id} · {model}")
+        self.controller.start_prepared(prepared, self.approver)
+        self.window.set_status(model=f"{plan.target.config.id} · {plan.target.model}")
         self.refresh_conversations()
-
-    def _memory_messages(self, text: str) -> list[Message]:
-        """Without a database (it could not be opened) the conversation lives in memory only."""
-        self._memory_history.append(UserMessage(content=text))
-        return list(self._memory_history)
 
     def _run_finished(self, result: Any) -> None:
         if self.history is None:

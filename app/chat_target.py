@@ -1,75 +1,101 @@
-"""Which provider, key and model ``parley chat`` uses.
+"""From ``parley chat``'s flags to the chat's settings for the run service, and its problems back into the
+terminal's words (flags to pass, commands to run).
 
-In order: ``--provider NAME`` (from the settings, key from the keyring); else ``--preset``/``--base-url``/``--kind``
-(a one-off provider, key from ``--api-key-env``); else the default provider in the settings; else, with
-``--model`` or ``--api-key-env``, the OpenAI preset as before. ``--api-key-env`` always wins over the keyring.
+Which provider: ``--provider NAME`` (from the settings, key from the keyring); else ``--preset``/``--base-url``/
+``--kind`` (a one-off provider, key from ``--api-key-env``); else the default provider in the settings; else,
+with ``--model`` or ``--api-key-env``, the OpenAI preset as before. ``--api-key-env`` always wins over the
+keyring. The resolution itself is the run service's (app/run_service.py), shared with the window.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from app.chat_recording import NothingToRegenerateError
 from app.cli_common import UsageError
-from app.provider_setup import key_required, provider_config
-from app.secrets import SecretStore, SecretStoreError, provider_entry
-from app.settings import ProviderSettings, Settings
+from app.run_service import (
+    ChatSettings,
+    ChatTarget,
+    MissingKeyError,
+    MissingModelError,
+    NoProviderError,
+    RunService,
+    RunSetupError,
+    ToolChoiceError,
+    ToolSelectionError,
+    UnknownProviderError,
+)
+from app.secrets import SecretStore, SecretStoreError
+from app.settings import Settings
+from orchestration.providers import UnsupportedKindError
 from orchestration.providers.config import ProviderConfig
 
-
-@dataclass(frozen=True)
-class ChatTarget:
-    config: ProviderConfig
-    model: str
-    reasoning_effort: str | None = None
-
-    @property
-    def api_key(self) -> str | None:
-        return None if self.config.api_key is None else self.config.api_key.get_secret_value()
+NOTHING_CONFIGURED = ("no provider given and no default provider is set: pass --provider NAME, or --base-url URL "
+                      "--model M, or add one with `parley providers add NAME --base-url URL --model M`")
 
 
 def _one_off(args: argparse.Namespace) -> bool:
     return bool(args.preset or args.base_url or args.kind)
 
 
-def _settings_target(args: argparse.Namespace, entry: ProviderSettings, store: SecretStore,
-                     env_key: str | None) -> ChatTarget:
-    key = env_key if env_key is not None else store.lookup(provider_entry(entry.id))
-    if key is None and key_required(entry):
-        verdict = store.status(probe=False)
-        if not verdict.usable:
-            raise SecretStoreError(f"provider {entry.id} needs an API key and none can be read. {verdict.problem}")
-        raise UsageError(f"provider {entry.id} needs an API key: store it with `parley keys set {entry.id}` or "
-                         "pass --api-key-env VAR")
-    model = args.model or entry.default_model
-    if not model:
-        raise UsageError(f"--model is required: provider {entry.id} has no default model")
-    return ChatTarget(provider_config(entry, key), model, args.reasoning_effort or entry.reasoning_effort)
-
-
-def resolve_target(args: argparse.Namespace, settings: Settings, store: SecretStore, *, env_key: str | None,
-                   one_off: Callable[[], ProviderConfig]) -> ChatTarget:
-    """Raises UsageError for contradicting or missing flags, SecretStoreError when a needed key is unreadable.
+def chat_settings(args: argparse.Namespace, settings: Settings, *, env_key: str | None,
+                  one_off: Callable[[], ProviderConfig]) -> ChatSettings:
+    """Raises UsageError for contradicting or missing flags.
 
     ``env_key`` is the key from ``--api-key-env``; ``one_off`` builds the provider from ``--preset``,
     ``--base-url`` and ``--kind``.
     """
-    if args.provider:
-        if _one_off(args):
-            raise UsageError("--provider cannot be combined with --preset, --base-url or --kind")
-        entry = settings.provider(args.provider)
-        if entry is None:
-            known = ", ".join(p.id for p in settings.providers) or "none yet (see `parley providers add`)"
-            raise UsageError(f"there is no provider {args.provider!r}; configured: {known}")
-        return _settings_target(args, entry, store, env_key)
+    if args.provider and _one_off(args):
+        raise UsageError("--provider cannot be combined with --preset, --base-url or --kind")
+    one_off_config = None
     default = settings.provider(settings.default_provider) if settings.default_provider else None
-    if not _one_off(args) and default is not None:
-        return _settings_target(args, default, store, env_key)
-    if not (_one_off(args) or args.model or args.api_key_env):
-        raise UsageError("no provider given and no default provider is set: pass --provider NAME, or "
-                         "--base-url URL --model M, or add one with `parley providers add NAME --base-url URL "
-                         "--model M`")
-    if not args.model:
-        raise UsageError("--model is required with --preset, --base-url or --kind")
-    return ChatTarget(one_off(), args.model, args.reasoning_effort)
+    if not args.provider and (_one_off(args) or default is None):
+        if not (_one_off(args) or args.model or args.api_key_env):
+            raise UsageError(NOTHING_CONFIGURED)
+        if not args.model:
+            raise UsageError("--model is required with --preset, --base-url or --kind")
+        one_off_config = one_off()
+    return ChatSettings(provider=args.provider, model=args.model, reasoning_effort=args.reasoning_effort,
+                        one_off=one_off_config, api_key=env_key, idle_timeout=args.idle_timeout, tools=args.tools,
+                        tool_choice=args.tool_choice, stream=not args.no_stream,
+                        max_output_tokens=args.max_output_tokens, max_iterations=args.max_iterations,
+                        call_timeout=args.call_timeout,
+                        system=args.system, save=not args.no_save)
+
+
+def cli_problem(problem: Exception, store: SecretStore) -> Exception:
+    """A problem the run service found before the run, worded for the terminal."""
+    if isinstance(problem, UnknownProviderError):
+        known = ", ".join(problem.known) or "none yet (see `parley providers add`)"
+        return UsageError(f"there is no provider {problem.provider!r}; configured: {known}")
+    if isinstance(problem, MissingKeyError):
+        verdict = store.status(probe=False)
+        if not verdict.usable:
+            return SecretStoreError(f"provider {problem.provider} needs an API key and none can be read. "
+                                    f"{verdict.problem}")
+        return UsageError(f"provider {problem.provider} needs an API key: store it with `parley keys set "
+                          f"{problem.provider}` or pass --api-key-env VAR")
+    if isinstance(problem, MissingModelError):
+        return UsageError(f"--model is required: provider {problem.provider} has no default model")
+    if isinstance(problem, NoProviderError):
+        return UsageError(NOTHING_CONFIGURED)
+    if isinstance(problem, ToolSelectionError):
+        return UsageError(f"--tools: {problem}")
+    if isinstance(problem, ToolChoiceError):
+        return UsageError(f"--tool-choice {problem}")
+    if isinstance(problem, UnsupportedKindError):
+        return UsageError(f"--kind: {problem}")
+    if isinstance(problem, RunSetupError | NothingToRegenerateError):
+        return UsageError(str(problem))
+    return problem
+
+
+def resolve_target(args: argparse.Namespace, settings: Settings, store: SecretStore, *, env_key: str | None,
+                   one_off: Callable[[], ProviderConfig]) -> ChatTarget:
+    """Raises UsageError for contradicting or missing flags, SecretStoreError when a needed key is unreadable."""
+    chat = chat_settings(args, settings, env_key=env_key, one_off=one_off)
+    try:
+        return RunService(settings, store).target(chat)
+    except RunSetupError as problem:
+        raise cli_problem(problem, store) from None

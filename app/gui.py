@@ -66,7 +66,6 @@ def main(data_dir: str | None = None) -> int:
     asyncio.set_event_loop(loop)
     window = MainWindow()
     window.composer.setEnabled(False)  # until the session is attached, right after the first paint
-    window.menus.quit_requested.connect(app.quit)
     theme = apply_theme(app, "system")
     theme.scheme_applied.connect(window.follow_theme)
     window.follow_theme(theme.scheme or "light")
@@ -85,6 +84,17 @@ def main(data_dir: str | None = None) -> int:
         for session in sessions:
             session.quitting()
 
+    quit_tasks: list[asyncio.Task[None]] = []
+
+    async def quit_in_order() -> None:
+        """File > Quit: cancel the run and background work while the loop still runs, so their tasks finish
+        on it (cancelled after ``aboutToQuit``, an in-flight HTTP probe was stepped with no running loop)."""
+        for session in sessions:
+            session.quitting()
+            await asyncio.gather(*session.background_tasks(), return_exceptions=True)
+        app.quit()
+
+    window.menus.quit_requested.connect(lambda: quit_tasks.append(asyncio.ensure_future(quit_in_order())))
     app.aboutToQuit.connect(closed.set)
     app.aboutToQuit.connect(quitting)
     with loop:

@@ -39,9 +39,14 @@ async def connected_mcp(settings: Settings, secret_lookup: Callable[[str], str |
     """The MCP servers started and given up to ``seconds`` to connect (the CLI's step before a run); servers
     still connecting keep trying in the background and their tools are not offered to this run."""
     manager = mcp_manager(settings, secret_lookup)
+    await start_mcp(manager, seconds)
+    return manager
+
+
+async def start_mcp(manager: McpManager, seconds: float = MCP_CONNECT_TIMEOUT_S) -> None:
+    """``connected_mcp`` for a manager made beforehand (so the caller holds it even if this is interrupted)."""
     manager.start()
     await manager.wait_ready(seconds)
-    return manager
 
 
 def tool_registry(settings: Settings, secret_lookup: Callable[[str], str | None],

@@ -50,9 +50,9 @@ def not_run_limit(result: str) -> int | None:
 def normalized_key(name: str, arguments: str) -> tuple[str, str]:
     """Calls with equal keys are the same call (arguments compared as JSON, key order ignored)."""
     try:
-        parsed = loads_bounded(arguments, what="tool-call arguments") if arguments.strip() else {}
-        args = json.dumps(parsed, sort_keys=True, separators=(",", ":"))
-    except ValueError:  # not JSON, or past a JSON limit (the tool turn reports which)
+        value = loads_bounded(arguments, what="tool call arguments") if arguments.strip() else {}
+        args = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    except ValueError:  # not JSON, or past the depth and size limits: compared as written
         args = arguments.strip()
     return name, args
 

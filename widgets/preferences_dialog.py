@@ -1,6 +1,7 @@
 """Preferences (Ctrl+,): providers, web search, tools and loop limits, workspace, MCP servers, appearance.
 
-The dialog edits a copy of the settings and hands back a validated ``Settings`` from ``result_settings()``; it
+The dialog edits a copy of the settings and hands back a validated copy from ``result_settings()`` (the
+settings model comes in a ``SettingsSchema``, widgets/preferences_schema.py); it
 never reads or writes the settings file or the network itself. Keys go through the injected ``KeyActions`` as
 soon as the user stores them (they are not settings, and Cancel does not undo them); "Test connection" runs the
 injected async lister, and the MCP tab's "Test" the injected probe (``McpHooks``). Every problem is shown at
@@ -33,12 +34,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.settings.model import MAX_FONT_SIZE, MAX_SEARCH_RESULTS, MIN_FONT_SIZE, SEARCH_BACKENDS, Settings
 from orchestration.limits import LoopLimits
 from widgets.form_errors import error_label
 from widgets.preferences_keys import KeyActions, KeyRow
 from widgets.preferences_mcp import McpHooks, McpServersTab
 from widgets.preferences_providers import ConnectionTester, ProvidersTab
+from widgets.preferences_schema import SettingsSchema
 from widgets.preferences_workspace import FolderChooser, WorkspaceTab, choose_folder
 from widgets.safe_text import plain_label
 
@@ -81,7 +82,7 @@ def limit_bounds(name: str) -> tuple[float, float]:
 
 
 class PreferencesDialog(QDialog):
-    def __init__(self, parent: QWidget | None = None, *, settings: Settings, keys: KeyActions,
+    def __init__(self, parent: QWidget | None = None, *, settings: Any, schema: SettingsSchema, keys: KeyActions,
                  tools: Sequence[tuple[str, str]] = (), test_connection: ConnectionTester | None = None,
                  mcp: McpHooks | None = None, tool_defaults: Mapping[str, str] | None = None,
                  folder_chooser: FolderChooser = choose_folder) -> None:
@@ -90,6 +91,7 @@ class PreferencesDialog(QDialog):
         self.setWindowTitle("Preferences")
         self.setAccessibleName("Preferences")
         self.resize(820, 560)
+        self.schema = schema
         self.original = settings.model_copy(deep=True)
         self.keys = keys
 
@@ -104,7 +106,8 @@ class PreferencesDialog(QDialog):
 
         self.tabs = QTabWidget()
         self.tabs.setAccessibleName("Preferences sections")
-        self.providers = ProvidersTab(settings.providers, settings.default_provider, keys, test_connection)
+        self.providers = ProvidersTab(settings.providers, settings.default_provider, keys, test_connection,
+                                      provider_model=schema.provider_model)
         self.tabs.addTab(self.providers, "Providers")
         self.tabs.addTab(self._search_tab(settings), "Search")
         self.tabs.addTab(self._tools_tab(settings, tools, tool_defaults or {}), "Tools")
@@ -134,17 +137,17 @@ class PreferencesDialog(QDialog):
         self.revalidate()
 
     # --- tabs ---------------------------------------------------------------------------------------
-    def _search_tab(self, settings: Settings) -> QWidget:
+    def _search_tab(self, settings: Any) -> QWidget:
         chosen = settings.search
         self.search_backend = QComboBox()
         self.search_backend.setAccessibleName("Search backend")
-        for backend in ("", *SEARCH_BACKENDS):
+        for backend in ("", *self.schema.search_backends):
             self.search_backend.addItem(SEARCH_TITLES[backend], backend)
         self.search_backend.setCurrentIndex(max(0, self.search_backend.findData(chosen.backend or "")))
         self.search_key = KeyRow(self.keys, "Search key")
         self.result_count = QSpinBox()
         self.result_count.setAccessibleName("Result count")
-        self.result_count.setRange(1, MAX_SEARCH_RESULTS)
+        self.result_count.setRange(1, self.schema.max_search_results)
         self.result_count.setValue(chosen.result_count)
         self.safe_search = QComboBox()
         self.safe_search.setAccessibleName("Safe search")
@@ -185,7 +188,7 @@ class PreferencesDialog(QDialog):
         self.searxng_url.setEnabled(backend == "searxng")
         self.revalidate()
 
-    def _tools_tab(self, settings: Settings, tools: Sequence[tuple[str, str]],
+    def _tools_tab(self, settings: Any, tools: Sequence[tuple[str, str]],
                    tool_defaults: Mapping[str, str]) -> QWidget:
         self.tool_table = QTableWidget(len(tools), 2)
         self.tool_table.setAccessibleName("Tools")
@@ -249,7 +252,7 @@ class PreferencesDialog(QDialog):
         column.addWidget(limits)
         return tab
 
-    def _appearance_tab(self, settings: Settings) -> QWidget:
+    def _appearance_tab(self, settings: Any) -> QWidget:
         self.theme = QComboBox()
         self.theme.setAccessibleName("Theme")
         for value, title in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
@@ -257,7 +260,7 @@ class PreferencesDialog(QDialog):
         self.theme.setCurrentIndex(max(0, self.theme.findData(settings.ui.theme)))
         self.font_size = QSpinBox()
         self.font_size.setAccessibleName("Font size")
-        self.font_size.setRange(MIN_FONT_SIZE, MAX_FONT_SIZE)
+        self.font_size.setRange(self.schema.min_font_size, self.schema.max_font_size)
         self.font_size.setSuffix(" pt")
         self.font_size.setValue(settings.ui.font_size)
         tab = QWidget()
@@ -305,7 +308,7 @@ class PreferencesDialog(QDialog):
             return
         self.accept()
 
-    def result_settings(self) -> Settings:
+    def result_settings(self) -> Any:
         """The edited settings, validated; raises ValidationError when something is still wrong."""
         data: dict[str, Any] = self.original.model_dump()
         providers, default = self.providers.result()
@@ -332,4 +335,4 @@ class PreferencesDialog(QDialog):
         data["limits"] = {name: box.value() for name, box in self.limit_fields.items()}
         data["mcp_servers"] = [server.model_dump() for server in self.mcp_servers.result()]
         data["ui"] = {"theme": self.theme.currentData(), "font_size": self.font_size.value()}
-        return Settings.model_validate(data)
+        return self.schema.settings_model.model_validate(data)

@@ -1,6 +1,7 @@
 """The Providers tab: the list of providers and a form for the selected one, validated as the settings model does.
 
-Each provider is edited as a plain dict of form values; ``ProviderSettings`` validates it on every change and
+Each provider is edited as a plain dict of form values; the settings' provider model (handed in by app/)
+validates it on every change and
 each problem is shown under its field (a bad URL, a credential header, an id that is taken). A provider's id
 can be chosen only when it is added, because its key lives in the keyring under ``provider:<id>``.
 "Test connection" runs the injected async lister on the running (qasync) loop and never blocks the window.
@@ -12,7 +13,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -24,7 +25,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.settings.model import ProviderSettings
 from orchestration.providers import ADAPTER_KINDS
 from orchestration.providers.presets import PRESETS
 from widgets.form_errors import error_label, with_error
@@ -32,7 +32,7 @@ from widgets.list_form_tab import ListFormTab
 from widgets.preferences_keys import KeyActions, KeyRow
 from widgets.safe_text import plain_label
 
-ConnectionTester = Callable[[ProviderSettings, str | None], Awaitable[list[str]]]
+ConnectionTester = Callable[[Any, str | None], Awaitable[list[str]]]  # (a provider model, a typed key)
 REASONING_CHOICES = ("", "minimal", "low", "medium", "high")  # "" leaves it to the composer's picker
 MODELS_SHOWN = 8  # model names listed in the test result line; all of them go into the model picker
 FORM_FIELDS = ("id", "base_url", "default_model", "headers")
@@ -51,7 +51,7 @@ def parse_headers(text: str) -> dict[str, str]:
     return headers
 
 
-def provider_row(entry: ProviderSettings, *, is_default: bool, new: bool = False) -> dict[str, Any]:
+def provider_row(entry: Any, *, is_default: bool, new: bool = False) -> dict[str, Any]:
     return {"id": entry.id, "kind": entry.kind, "preset": entry.preset, "base_url": entry.base_url,
             "default_model": entry.default_model or "", "reasoning_effort": entry.reasoning_effort or "",
             "headers": "\n".join(f"{k}: {v}" for k, v in entry.headers.items()), "is_default": is_default,
@@ -59,8 +59,8 @@ def provider_row(entry: ProviderSettings, *, is_default: bool, new: bool = False
             "rest": entry.model_dump(include={"capabilities", "think_tags"})}
 
 
-def row_problems(row: dict[str, Any]) -> tuple[ProviderSettings | None, dict[str, str]]:
-    """The validated provider, or the problems by form field."""
+def row_problems(row: dict[str, Any], model: type[BaseModel]) -> tuple[Any, dict[str, str]]:
+    """The provider validated by ``model``, or None and the problems by form field."""
     problems: dict[str, str] = {}
     try:
         headers = parse_headers(row["headers"])
@@ -70,7 +70,7 @@ def row_problems(row: dict[str, Any]) -> tuple[ProviderSettings | None, dict[str
               "base_url": row["base_url"], "default_model": row["default_model"].strip() or None,
               "reasoning_effort": row["reasoning_effort"] or None, "headers": headers, **row["rest"]}
     try:
-        return ProviderSettings.model_validate(fields), problems
+        return model.model_validate(fields), problems
     except ValidationError as error:
         for item in error.errors():
             field = str(item["loc"][0]) if item["loc"] else "id"
@@ -85,9 +85,11 @@ class ProvidersTab(ListFormTab):
     KEY = "id"
     NOUN = "provider"
 
-    def __init__(self, providers: list[ProviderSettings], default_provider: str | None, keys: KeyActions,
-                 tester: ConnectionTester | None, parent: QWidget | None = None) -> None:
+    def __init__(self, providers: list[Any], default_provider: str | None, keys: KeyActions,
+                 tester: ConnectionTester | None, parent: QWidget | None = None, *,
+                 provider_model: type[BaseModel]) -> None:
         super().__init__(parent)
+        self.provider_model = provider_model
         self.rows = [provider_row(p, is_default=p.id == default_provider) for p in providers]
         self.tester = tester
         self.test_task: asyncio.Future[None] | None = None
@@ -241,7 +243,7 @@ class ProvidersTab(ListFormTab):
     # --- validation ---------------------------------------------------------------------------------
     def problems_of(self, index: int) -> dict[str, str]:
         row = self.rows[index]
-        _, problems = row_problems(row)
+        _, problems = row_problems(row, self.provider_model)
         duplicate = None if "id" in problems else self.duplicate_problem(index)
         if duplicate:
             problems["id"] = duplicate
@@ -251,9 +253,10 @@ class ProvidersTab(ListFormTab):
         return [f"Provider {self.rows[i]['id'] or '(no id)'}: {field.replace('_', ' ')}: {message}"
                 for i in range(len(self.rows)) for field, message in self.problems_of(i).items()]
 
-    def result(self) -> tuple[list[ProviderSettings], str | None]:
+    def result(self) -> tuple[list[Any], str | None]:
         """The providers as edited (call only when ``all_problems()`` is empty) and the default one's id."""
-        providers = [entry for entry, _ in (row_problems(r) for r in self.rows) if entry is not None]
+        checked = (row_problems(r, self.provider_model) for r in self.rows)
+        providers = [entry for entry, _ in checked if entry is not None]
         default = next((r["id"] for r in self.rows if r["is_default"]), None)
         if default is None and providers:
             default = providers[0].id
@@ -264,7 +267,7 @@ class ProvidersTab(ListFormTab):
         row = self.current()
         if row is None or self.tester is None:
             return
-        entry, _ = row_problems(row)
+        entry, _ = row_problems(row, self.provider_model)
         if entry is None:
             self.test_result.setText("Fix the marked fields first.")
             return
@@ -276,7 +279,7 @@ class ProvidersTab(ListFormTab):
         self.test_button.setEnabled(False)
         self.test_task = asyncio.ensure_future(self._run_test(entry, self.key.typed_key(), row))
 
-    async def _run_test(self, entry: ProviderSettings, typed_key: str | None, row: dict[str, Any]) -> None:
+    async def _run_test(self, entry: Any, typed_key: str | None, row: dict[str, Any]) -> None:
         assert self.tester is not None
         try:
             models = await self.tester(entry, typed_key)

@@ -207,6 +207,10 @@ class RunRecorder:
             return False
         return self.checkpoint()
 
+    def seconds_until_due(self) -> float:
+        """How long until a checkpoint can next be due (zero when the interval has already passed)."""
+        return max(0.0, self._last_checkpoint + self.checkpoint_interval - self.clock())
+
     def checkpoint(self) -> bool:
         """Write the partial answer now (status ``streaming``). A failure is kept in ``checkpoint_error``."""
         if not self._active:

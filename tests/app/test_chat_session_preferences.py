@@ -164,8 +164,8 @@ def test_a_secret_stored_in_the_tab_and_reconnect_bring_a_failed_server_up(qtbot
             qtbot.mouseClick(tab.reconnect_button, Qt.MouseButton.LeftButton)
             qasync_loop.run_until_complete(until_state("running"))
             assert window.mcp_label.text() == "MCP: 1/1 running"
-            assert window.inspector.mcp_servers.text() == "MCP web: running, 5 tools"
-            assert tab.status.text() == "running, 5 tools"
+            assert window.inspector.mcp_servers.text() == "MCP web: running, 6 tools"
+            assert tab.status.text() == "running, 6 tools"
             assert list(keyring.entries.values()) == [token]
         finally:
             qasync_loop.run_until_complete(session.mcp.aclose())

@@ -5,27 +5,14 @@ from __future__ import annotations
 
 import asyncio
 
-from app.gui import build_window
-from app.paths import resolve_paths
-from app.secrets.store import SecretStore
-from app.settings import ProviderSettings, Settings, save_settings
-from tests.support.loopback import LoopbackServer, Response
-from tests.support.memory_keyring import MemoryKeyring
-from tests.support.openai_wire import stream_chunks
+from tests.support.loopback import LoopbackServer
+from tests.support.stalled_window import STREAMED_BEFORE_STALL, open_window_on_a_stalled_stream
 
 GUARD_S = 10.0  # hang guard, not a speed assertion
 
 
 def test_quit_mid_answer_saves_the_partial_answer(qtbot, qasync_loop, loopback: LoopbackServer, parley_home):
-    first_pieces = stream_chunks("Otters use stones to crack shells", piece=8)[:3]  # the role, then two pieces
-    loopback.always("POST", "/v1/chat/completions", Response.sse(first_pieces, hang=True))
-    save_settings(Settings(providers=[ProviderSettings(id="local", base_url=loopback.url + "/v1", default_model="m")],
-                           default_provider="local"), resolve_paths().settings)
-
-    async def open_on_the_loop():
-        return build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-
-    window, session = qasync_loop.run_until_complete(open_on_the_loop())
+    window, session = open_window_on_a_stalled_stream(qasync_loop, loopback)
     qtbot.addWidget(window)
     events = []
     session.controller.event_emitted.connect(events.append)
@@ -43,6 +30,6 @@ def test_quit_mid_answer_saves_the_partial_answer(qtbot, qasync_loop, loopback: 
     assert [e.finish_reason for e in events if e.type == "done"] == ["cancelled"]
     user, answer = session.history.branch(session.conversation_id)
     assert user.content == "How do otters eat?"
-    assert (answer.content, answer.status) == ("Otters use stone", "interrupted")
+    assert (answer.content, answer.status) == (STREAMED_BEFORE_STALL, "interrupted")
     assert "".join(e.content for e in events if e.type == "content") == answer.content
     session.history.close()

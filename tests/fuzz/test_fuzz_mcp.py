@@ -30,7 +30,7 @@ RESULT = {"content": [
     {"type": "resource", "resource": {"uri": "file:///b.bin", "blob": "AAEC"}},
     {"type": "resource_link", "name": "log", "uri": "file:///log", "description": "the log"},
 ], "structuredContent": {"time": "12:00"}, "isError": False}
-CONNECTION: Any = SimpleNamespace(name="clock")
+CONNECTION: Any = SimpleNamespace(name="clock", settings=SimpleNamespace(call_timeout=30.0))
 
 
 def _sdk_accepts(model: type[types.Tool] | type[types.CallToolResult], data: Any) -> Any:

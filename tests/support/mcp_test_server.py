@@ -3,8 +3,9 @@
 Run as ``python -m tests.support.mcp_test_server [--start-delay SECONDS]`` for stdio, or add ``--http PORT``
 (0 picks a free port) to serve streamable HTTP on 127.0.0.1; it then prints ``listening on URL`` as its first
 line of output. ``--require-header NAME=VALUE`` makes the HTTP server answer 401 to requests without that
-header. Tools: ``echo``, ``crash`` (the process exits mid-call), ``hang`` (never answers), ``huge`` (a result of
-N characters), ``picture`` (an image, an embedded text resource and a resource link).
+header. Tools: ``echo``, ``crash`` (the process exits mid-call), ``hang`` (never answers), ``freeze``
+(the whole server stops answering, pings included), ``huge`` (a result of
+N characters), ``picture`` (an image, an embedded text resource and a resource link); ``--many-tools N`` adds N more.
 """
 
 from __future__ import annotations
@@ -45,6 +46,17 @@ async def hang() -> str:
 
 
 @server.tool()
+async def freeze(marker: str = "") -> str:
+    """Stop answering anything: the server's event loop is blocked, so pings go unanswered too. With MARKER, a
+    file of that name is created once frozen."""
+    if marker:
+        with open(marker, "w") as handle:  # noqa: ASYNC230  (blocking is the point)
+            handle.write(str(os.getpid()))
+    time.sleep(3600)  # noqa: ASYNC251  (blocking the loop is the point)
+    return "unreachable"
+
+
+@server.tool()
 async def huge(size: int) -> str:
     """A result of SIZE characters."""
     return "x" * size
@@ -59,6 +71,13 @@ async def picture() -> list[types.ContentBlock]:
             uri="file:///notes.txt", mime_type="text/plain", text="the notes")),
         types.ResourceLink(type="resource_link", name="report", uri="file:///report.pdf"),
     ]
+
+
+def _extra(number: int) -> Any:
+    async def extra() -> str:
+        return f"extra {number}"
+
+    return extra
 
 
 def requiring_header(app: Any, name: str, value: str) -> Any:
@@ -98,7 +117,10 @@ def main() -> None:
     parser.add_argument("--exit-after", type=float, default=None, help="exit this many seconds after starting")
     parser.add_argument("--http", type=int, default=None, metavar="PORT", help="serve streamable HTTP on PORT")
     parser.add_argument("--require-header", default=None, metavar="NAME=VALUE")
+    parser.add_argument("--many-tools", type=int, default=0, metavar="N", help="also offer N tools extra_0 ...")
     args = parser.parse_args()
+    for number in range(args.many_tools):
+        server.add_tool(_extra(number), name=f"extra_{number}", description=f"Extra tool number {number}.")
     time.sleep(args.start_delay)
     if args.exit_after is not None:
         import threading

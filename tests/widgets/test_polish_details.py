@@ -11,7 +11,7 @@ from keyring.backends.SecretService import Keyring as SecretServiceKeyring
 from PySide6.QtCore import QStandardPaths
 from PySide6.QtWidgets import QLineEdit, QSpinBox, QVBoxLayout, QWidget
 
-from app.chat_session import export_start_path, preference_keys
+from app.chat_session import SETTINGS_SCHEMA, export_start_path, preference_keys
 from app.gui import build_window
 from app.secrets.probe import backend_display_name
 from app.secrets.store import SecretStore
@@ -27,7 +27,7 @@ from widgets.theme import apply_theme
 
 
 def make_dialog(qtbot, **kwargs) -> PreferencesDialog:
-    dialog = PreferencesDialog(settings=kwargs.pop("settings", Settings()),
+    dialog = PreferencesDialog(schema=SETTINGS_SCHEMA, settings=kwargs.pop("settings", Settings()),
                                keys=preference_keys(SecretStore(MemoryKeyring())), **kwargs)
     qtbot.addWidget(dialog)
     return dialog

@@ -9,7 +9,7 @@ from keyring.backends import fail
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit
 
-from app.chat_session import preference_keys
+from app.chat_session import SETTINGS_SCHEMA, preference_keys
 from app.provider_setup import provider_config
 from app.secrets.store import SecretStore
 from app.settings import ProviderSettings, Settings
@@ -25,8 +25,8 @@ FAKE_KEY = "test-key-not-real"
 
 def make_dialog(qtbot, settings: Settings | None = None, secrets: SecretStore | None = None,
                 tester=None) -> PreferencesDialog:
-    dialog = PreferencesDialog(settings=settings or Settings(), keys=preference_keys(secrets or
-                                                                                     SecretStore(MemoryKeyring())),
+    dialog = PreferencesDialog(schema=SETTINGS_SCHEMA, settings=settings or Settings(),
+                               keys=preference_keys(secrets or SecretStore(MemoryKeyring())),
                                tools=TOOLS, test_connection=tester)
     qtbot.addWidget(dialog)
     return dialog

@@ -10,7 +10,7 @@ import sys
 
 from PySide6.QtCore import Qt
 
-from app.chat_session import preference_keys
+from app.chat_session import SETTINGS_SCHEMA, preference_keys
 from app.secrets import SERVICE
 from app.secrets.store import SecretStore
 from app.settings import Settings
@@ -25,8 +25,8 @@ FAKE_TOKEN = "test-token-not-real"
 
 def make_dialog(qtbot, settings: Settings | None = None, hooks: McpHooks | None = None,
                 keyring: MemoryKeyring | None = None) -> PreferencesDialog:
-    dialog = PreferencesDialog(settings=settings or Settings(), keys=preference_keys(SecretStore(keyring or
-                                                                                                MemoryKeyring())),
+    dialog = PreferencesDialog(schema=SETTINGS_SCHEMA, settings=settings or Settings(),
+                               keys=preference_keys(SecretStore(keyring or MemoryKeyring())),
                                mcp=hooks)
     qtbot.addWidget(dialog)
     return dialog

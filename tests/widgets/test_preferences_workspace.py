@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from app.chat_session import preference_keys
+from app.chat_session import SETTINGS_SCHEMA, preference_keys
 from app.secrets.store import SecretStore
 from app.settings import Settings
 from app.tool_setup import tool_registry
@@ -15,7 +15,8 @@ from widgets.preferences_workspace import FILE_TOOLS, READ_ONLY_NOTE
 
 
 def make_dialog(qtbot, settings: Settings, chosen: list[str]) -> PreferencesDialog:
-    dialog = PreferencesDialog(settings=settings, keys=preference_keys(SecretStore(MemoryKeyring())),
+    dialog = PreferencesDialog(schema=SETTINGS_SCHEMA, settings=settings,
+                               keys=preference_keys(SecretStore(MemoryKeyring())),
                                folder_chooser=lambda _parent: chosen.pop(0) if chosen else None)
     qtbot.addWidget(dialog)
     return dialog

@@ -5,6 +5,7 @@ blocking file work off the event loop.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -18,10 +19,18 @@ class FileToolError(Exception):
     """A request the file tool cannot serve (missing file, binary file, bad pattern); the message says why."""
 
 
-async def run_file_work(work: Callable[[], ToolOutput]) -> ToolOutput:
-    """``work`` in a worker thread; refusals and OS errors become error results naming the problem."""
+async def run_file_work(work: Callable[[], ToolOutput], stop: threading.Event | None = None) -> ToolOutput:
+    """``work`` in a worker thread; refusals and OS errors become error results naming the problem.
+
+    A thread cannot be killed, so when the caller gives up (a timeout, a cancelled run) ``stop`` is set for
+    ``work`` to notice and end early; otherwise the thread would run on, and keep the process from exiting.
+    """
     try:
         return await asyncio.to_thread(work)
+    except asyncio.CancelledError:
+        if stop is not None:
+            stop.set()
+        raise
     except (PathRefused, FileToolError) as exc:
         return ToolOutput(text=str(exc), is_error=True)
     except PermissionError as exc:

@@ -5,19 +5,27 @@ target is inside the workspace, and version-control, cache and virtual-environme
 (``SKIPPED_FOLDERS``) are skipped. Binary files and files larger than ``max_search_file_bytes`` are skipped.
 At most ``max_search_files`` files are examined and ``max_search_results`` matching lines returned; the result
 says when either cap was reached. The walk runs in a worker thread; a pattern is at most
-``MAX_PATTERN_CHARS`` long and only the first ``MAX_LINE_CHARS`` of each line are matched, which bounds the
-cost of a careless regular expression.
+``MAX_PATTERN_CHARS`` long and only the first ``MAX_LINE_CHARS`` of each line are matched.
+
+A regular expression with nested repetition (``(a|a)+$``) can take exponential time on one short line, and
+the standard ``re`` engine can be neither interrupted nor timed out (it holds the GIL, so not even Ctrl+C gets
+through). Patterns are therefore matched with the ``regex`` package, which takes a ``timeout`` and releases
+the GIL while it matches: one line may take at most ``MAX_LINE_MATCH_SECONDS`` (the pattern is then refused as
+too slow) and the whole search at most ``MAX_SEARCH_SECONDS`` (the matches found so far are returned). When
+the awaiting task is cancelled (the loop's tool timeout, Stop, Ctrl+C) the walk stops at the next line.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
-import re
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import regex
 from pydantic import BaseModel, Field, field_validator
 from pydantic_core import PydanticCustomError
 
@@ -33,6 +41,8 @@ MAX_PATTERN_CHARS = 200
 MAX_GLOB_CHARS = 100
 MAX_LINE_CHARS = 2_000  # of each line, matched and ...
 SHOWN_LINE_CHARS = 200  # ... shown in a result
+MAX_LINE_MATCH_SECONDS = 1.0  # one line; ordinary patterns take microseconds on 2,000 characters
+MAX_SEARCH_SECONDS = 20.0  # the whole search; below the loop's default 30 s tool timeout
 SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
                              ".mypy_cache", ".pytest_cache", ".ruff_cache", ".idea"})
 
@@ -55,24 +65,56 @@ class SearchFilesArguments(BaseModel):
         return value
 
 
+class PatternTooSlow(FileToolError):
+    """One line took longer than ``MAX_LINE_MATCH_SECONDS`` to match: the pattern backtracks catastrophically."""
+
+
 @dataclass
 class _Search:
-    pattern: re.Pattern[str]
+    pattern: regex.Pattern[str]
+    query: str
     glob: str | None
     max_results: int
     max_files: int
     max_file_bytes: int
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    deadline: float = 0.0  # time.monotonic() when the whole search must end
     matches: list[dict[str, Any]] = field(default_factory=list)
     files_examined: int = 0
     stopped: str | None = None  # which cap ended the search early
 
+    def out_of_time(self) -> bool:
+        """Sets ``stopped`` when the search was cancelled or used up its time."""
+        if self.cancelled.is_set():
+            self.stopped = "the search was cancelled"
+        elif time.monotonic() >= self.deadline:
+            self.stopped = f"the search took {MAX_SEARCH_SECONDS:g} s (the limit)"
+        return self.stopped is not None
 
-def _pattern(arguments: SearchFilesArguments) -> re.Pattern[str]:
-    flags = 0 if arguments.case_sensitive else re.IGNORECASE
-    source = arguments.query if arguments.regex else re.escape(arguments.query)
+    def matches_line(self, line: str, where: str) -> bool:
+        """Whether ``line`` matches, within the per-line and the whole search's time limits."""
+        if self.out_of_time():
+            return False
+        allowed = min(MAX_LINE_MATCH_SECONDS, self.deadline - time.monotonic())
+        try:
+            return self.pattern.search(line, timeout=allowed, concurrent=True) is not None
+        except TimeoutError:
+            if allowed < MAX_LINE_MATCH_SECONDS:
+                self.stopped = f"the search took {MAX_SEARCH_SECONDS:g} s (the limit)"
+                return False
+            raise PatternTooSlow(
+                f"The regular expression {self.query!r} took longer than {MAX_LINE_MATCH_SECONDS:g} s to match one "
+                f"line ({where}), so the search was stopped (limit: {MAX_LINE_MATCH_SECONDS:g} s per line). Nested "
+                "or overlapping repetition such as (a|a)+ or (a+)+ can take exponential time; simplify the pattern, "
+                "or set regex to false to search for the text as written.") from None
+
+
+def _pattern(arguments: SearchFilesArguments) -> regex.Pattern[str]:
+    flags = regex.VERSION0 if arguments.case_sensitive else regex.VERSION0 | regex.IGNORECASE
+    source = arguments.query if arguments.regex else regex.escape(arguments.query)
     try:
-        return re.compile(source, flags)
-    except re.error as exc:
+        return regex.compile(source, flags)
+    except regex.error as exc:
         raise FileToolError(f"{arguments.query!r} is not a valid regular expression ({exc}); set regex to false "
                             "to search for the text as written.") from None
 
@@ -108,12 +150,14 @@ class SearchFiles:
             with path.open("rb") as handle:
                 for number, raw in enumerate(handle, start=1):
                     line = decode_line(raw[: MAX_LINE_CHARS * 4])[:MAX_LINE_CHARS]
-                    if search.pattern.search(line):
+                    if search.matches_line(line, f"{shown}:{number}"):
                         if len(search.matches) >= search.max_results:
                             search.stopped = f"found more than {search.max_results} matching lines (the limit)"
                             return
                         search.matches.append({"path": shown, "line": number,
                                                "text": line.strip()[:SHOWN_LINE_CHARS]})
+                    elif search.stopped:
+                        return
         except OSError:
             return  # unreadable (permissions, vanished): skipped like a binary file
 
@@ -124,14 +168,20 @@ class SearchFiles:
         for directory, subfolders, files in os.walk(top, followlinks=False):
             subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS)
             for name in sorted(files):
+                if search.out_of_time():
+                    return
                 self._scan_file(search, folder, Path(directory) / name)
                 if search.stopped:
                     return
 
-    def _search(self, arguments: SearchFilesArguments) -> ToolOutput:
+    def _new_search(self, arguments: SearchFilesArguments) -> _Search:
         settings = self.settings
-        search = _Search(pattern=_pattern(arguments), glob=arguments.glob, max_results=settings.max_search_results,
-                         max_files=settings.max_search_files, max_file_bytes=settings.max_search_file_bytes)
+        return _Search(pattern=_pattern(arguments), query=arguments.query, glob=arguments.glob,
+                       max_results=settings.max_search_results, max_files=settings.max_search_files,
+                       max_file_bytes=settings.max_search_file_bytes)
+
+    def _search(self, arguments: SearchFilesArguments, search: _Search) -> ToolOutput:
+        search.deadline = time.monotonic() + MAX_SEARCH_SECONDS
         if self.workspace.is_top(arguments.path):
             targets = [(f, f.real) for f in self.workspace.folders]
             where = "the workspace"
@@ -159,7 +209,11 @@ class SearchFiles:
         return ToolOutput(text="\n".join(lines), data=data)
 
     async def __call__(self, arguments: SearchFilesArguments, context: ToolContext) -> ToolOutput:
-        return await run_file_work(lambda: self._search(arguments))
+        try:
+            search = self._new_search(arguments)
+        except FileToolError as exc:
+            return ToolOutput(text=str(exc), is_error=True)
+        return await run_file_work(lambda: self._search(arguments, search), stop=search.cancelled)
 
 
 def search_files_tool(workspace: Workspace, settings: WorkspaceSettings) -> Tool:

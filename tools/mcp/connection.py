@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import tempfile
 import time
 from collections.abc import Callable
@@ -24,17 +25,22 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from tools.mcp import child_guard
 from tools.mcp.settings import McpServerSettings, secret_entry
 
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 20.0  # start (or reach) a server, initialize and list its tools
 HEARTBEAT_INTERVAL_S = 5.0  # a ping this often notices a server that exited while idle
-PING_TIMEOUT_S = 10.0
+PING_TIMEOUT_S = 10.0  # pings are skipped while a call waits: its call_timeout (settings) applies then
+CALL_TIMEOUT_BACKSTOP_S = 5.0  # past a call's call_timeout, in case the SDK's own clock never started
 MAX_LISTED_TOOLS = 200  # tools taken from one server (across pages)
+MAX_LIST_PAGES = 100  # pages of a tool listing read, to count what a server offers beyond MAX_LISTED_TOOLS
 STDERR_TAIL_CHARS = 400  # of a failed server's standard error, quoted in its status
 HTTP_CONNECT_TIMEOUT_S = 30.0
 HTTP_READ_TIMEOUT_S = 300.0  # a server may hold a response stream open while a tool runs
+STOP_GRACE_S = 6.0  # the SDK's own stop: stdin closed, 2 s, SIGTERM, 2 s, SIGKILL; then we kill the group
+KILL_WAIT_S = 2.0  # after that kill, for the connection's task to end before it is abandoned
 
 LAUNCHER_HINTS = {  # what to install when a common MCP launcher is missing
     "uvx": "; uvx comes with uv (https://docs.astral.sh/uv/)",
@@ -80,6 +86,10 @@ class ServerNotRunning(Exception):
     """A call reached a server that is not connected; the message is for the model and the user."""
 
 
+class CallTimedOut(Exception):
+    """The server did not answer one tool call within its ``call_timeout``; the message names the limit."""
+
+
 class SetupProblem(ConnectionError):
     """A failure that starting the server again will not fix (a secret missing from the keyring, credentials
     the server refuses): the server is marked failed at once instead of being restarted."""
@@ -92,6 +102,7 @@ SETUP_HINT = "fix it in Preferences > MCP servers and press Reconnect"
 class _Live:
     session: ClientSession
     lost: asyncio.Event = field(default_factory=asyncio.Event)
+    calls: int = 0  # tool calls waiting for an answer; their own timeout watches the server meanwhile
 
 
 class ServerConnection:
@@ -112,16 +123,43 @@ class ServerConnection:
         self._task: asyncio.Task[None] | None = None
         self._settled = asyncio.Event()  # the first attempt has connected or failed
         self._http_refusal: httpx2.Response | None = None  # the last HTTP error status the server answered
+        self._pid_file: str | None = None  # where the stdio launcher wrote the server's pid (child_guard)
+        self._waiting_for = "starting"  # what a server in state starting waits for, and since when
+        self._waiting_since = time.monotonic()
 
     # --- status -------------------------------------------------------------------------------------
     def status(self) -> ServerStatus:
-        return ServerStatus(self.name, self.settings.transport, self._state, self._message,
+        message = self._starting_message() if self._state == "starting" else self._message
+        return ServerStatus(self.name, self.settings.transport, self._state, message,
                             tuple(t.name for t in self.tools), self._restarts)
+
+    def target(self) -> str:
+        """The command line (stdio) or URL (http) the user configured."""
+        s = self.settings
+        return f"URL {s.url}" if s.transport == "http" else f"command: {' '.join([s.command or '', *s.args])}"
+
+    def _starting_message(self) -> str:
+        """What a server in ``starting`` waits for, since when, what was started and when it gives up: a slow
+        server or one stuck in its start-up says so instead of a bare "starting". The clock time keeps the
+        message true in a window that shows it until the next change."""
+        waited = time.monotonic() - self._waiting_since
+        since = time.strftime("%H:%M:%S", time.localtime(time.time() - waited))
+        said = (f"{self._waiting_for} since {since} ({waited:.0f} s; {self.target()}); gives up after "
+                f"{self.connect_timeout:g} s")
+        return f"{said}; before: {self._message}" if self._message else said
+
+    def _phase(self, waiting_for: str) -> None:
+        self._waiting_for, self._waiting_since = waiting_for, time.monotonic()
+        if self._state == "starting":
+            self._notify()
 
     def _set(self, state: ServerState, message: str | None = None) -> None:
         self._state, self._message = state, message
         if state != "starting":
             self._settled.set()
+        self._notify()
+
+    def _notify(self) -> None:
         if self.on_change is not None:
             try:
                 self.on_change(self)
@@ -136,12 +174,29 @@ class ServerConnection:
         if self.settings.enabled and self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._supervise(), name=f"mcp:{self.name}")
 
+    def server_pid(self) -> int | None:
+        """The stdio server's process id while it may be running (Linux, where child_guard records it)."""
+        return child_guard.read_pid(self._pid_file)
+
+    def kill_now(self) -> None:
+        """SIGKILL the stdio server's process group at once, without the orderly stop (Parley is quitting)."""
+        child_guard.kill_group(self.server_pid())
+
     async def stop(self) -> None:
+        """Close the connection; a server whose transport does not wind down within ``STOP_GRACE_S`` is killed
+        so that stopping (and so quitting) never hangs on it."""
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            done, _ = await asyncio.wait({task}, timeout=STOP_GRACE_S)
+            if not done:
+                log.warning("MCP server %r did not stop within %g s; killing it", self.name, STOP_GRACE_S)
+                self.kill_now()
+                done, _ = await asyncio.wait({task}, timeout=KILL_WAIT_S)
+            if not done:
+                log.warning("MCP server %r: its connection did not end after the kill; abandoned", self.name)
+            elif not task.cancelled() and task.exception() is not None:
+                log.warning("MCP server %r ended with %r", self.name, task.exception())
         self._live = None
         self._set("stopped" if self.settings.enabled else "disabled")
 
@@ -182,18 +237,33 @@ class ServerConnection:
 
     async def _serve_once(self) -> str:
         """Connect, list the tools and serve calls until the server goes away; returns why it ended."""
+        with tempfile.TemporaryDirectory(prefix="parley-mcp-") as scratch:
+            self._pid_file = os.path.join(scratch, "pid")
+            try:
+                return await self._serve_with_log()
+            finally:
+                self._pid_file = None
+
+    async def _serve_with_log(self) -> str:
         with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
             try:
+                self._phase("starting the server" if self.settings.transport == "stdio" else "connecting")
                 async with contextlib.AsyncExitStack() as stack:
                     read, write = await stack.enter_async_context(await self._transport(errlog))
                     session = await stack.enter_async_context(ClientSession(read, write))
                     async with asyncio.timeout(self.connect_timeout):
+                        self._phase("waiting for its answer to initialize")
                         await session.initialize()
-                        self.tools = await _list_tools(session)
+                        self._phase("listing its tools")
+                        listing = await _list_tools(session)
+                    self.tools = listing.tools
+                    dropped = listing.dropped_message(self.name)
+                    if dropped:
+                        log.warning("MCP %s", dropped)
                     live = _Live(session)
                     self._live = live
                     self._http_refusal = None
-                    self._set("running")
+                    self._set("running", dropped)
                     return await self._watch(live)
             except TimeoutError:
                 raise ConnectionError(f"no answer within {self.connect_timeout:g} s"
@@ -241,7 +311,11 @@ class ServerConnection:
         if s.transport == "stdio":
             assert s.command is not None
             env = {**s.env, **{k: v for k, v in secrets.items() if k in s.secret_env}}
-            params = StdioServerParameters(command=s.command, args=s.args, env=env or None, cwd=s.cwd)
+            command, args = s.command, s.args
+            if child_guard.available() and self._pid_file is not None:
+                command, args = child_guard.guarded(command, args, pid_file=self._pid_file, cwd=s.cwd,
+                                                    path=env.get("PATH", os.environ.get("PATH")))
+            params = StdioServerParameters(command=command, args=args, env=env or None, cwd=s.cwd)
             return stdio_client(params, errlog=errlog)
         assert s.url is not None
         headers = {**s.headers, **{k: v for k, v in secrets.items() if k in s.secret_headers}}
@@ -267,6 +341,10 @@ class ServerConnection:
                     await live.lost.wait()
             if live.lost.is_set():
                 return "the server closed the connection"
+            if live.calls:
+                # A server busy with a call may not answer pings (a blocking tool stalls a single-threaded
+                # server); the call's own timeout says what happened instead of a misleading "closed".
+                continue
             try:
                 async with asyncio.timeout(PING_TIMEOUT_S):
                     await live.session.send_ping()
@@ -280,31 +358,65 @@ class ServerConnection:
         detail = f" ({self._state}: {self._message})" if self._message else f" ({self._state})"
         return f"MCP server {self.name!r} is not running{detail}."
 
+    def timeout_message(self, tool: str) -> str:
+        limit = self.settings.call_timeout
+        return (f"MCP server {self.name!r} did not answer tool {tool!r} within {limit:g} s (the server's "
+                f"call_timeout); the call was cancelled.")
+
     async def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """The tool's result; ``ServerNotRunning`` when the server is down, ``CallTimedOut`` after
+        ``settings.call_timeout`` without an answer (the server is sent a cancellation)."""
         live = self._live
         if live is None or live.lost.is_set():
             raise ServerNotRunning(self.not_running_message())
+        limit = self.settings.call_timeout
+        live.calls += 1
         try:
-            return await live.session.call_tool(tool, arguments)
+            # The SDK's own timeout sends the server a cancellation; ours is the backstop should a write to a
+            # server that stopped reading block before the SDK's clock starts.
+            async with asyncio.timeout(limit + CALL_TIMEOUT_BACKSTOP_S):
+                return await live.session.call_tool(tool, arguments, read_timeout_seconds=limit)
+        except TimeoutError:
+            raise CallTimedOut(self.timeout_message(tool)) from None
         except MCPError as exc:
+            if exc.error.code == types.REQUEST_TIMEOUT:
+                raise CallTimedOut(self.timeout_message(tool)) from None
             if exc.error.code == types.CONNECTION_CLOSED:
                 live.lost.set()
                 raise ServerNotRunning(f"MCP server {self.name!r} is not running: it closed the connection "
                                        "during the call.") from None
             raise
+        finally:
+            live.calls -= 1
 
 
-async def _list_tools(session: ClientSession) -> list[types.Tool]:
+@dataclass(frozen=True)
+class _Listing:
+    tools: list[types.Tool]
+    offered: int  # tools the server listed (counted over at most MAX_LIST_PAGES pages)
+    more: bool  # it had more pages than were read
+
+    def dropped_message(self, server: str) -> str | None:
+        if self.offered <= len(self.tools) and not self.more:
+            return None
+        offered = f"more than {self.offered:,}" if self.more else f"{self.offered:,}"
+        return (f"server {server!r} offered {offered} tools; {len(self.tools):,} are used (limit "
+                f"MAX_LISTED_TOOLS = {MAX_LISTED_TOOLS:,}, in the order the server listed them)")
+
+
+async def _list_tools(session: ClientSession) -> _Listing:
     tools: list[types.Tool] = []
+    offered = 0
     cursor: str | None = None
-    while len(tools) < MAX_LISTED_TOOLS:
+    for _ in range(MAX_LIST_PAGES):
         params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
         page = await session.list_tools(params=params)
-        tools.extend(page.tools)
+        offered += len(page.tools)
+        tools.extend(page.tools[:max(0, MAX_LISTED_TOOLS - len(tools))])
         cursor = page.next_cursor
         if not cursor:
             break
-    return tools[:MAX_LISTED_TOOLS]
+    return _Listing(tools, offered, more=bool(cursor))
 
 
 @contextlib.asynccontextmanager

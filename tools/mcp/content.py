@@ -14,6 +14,8 @@ from mcp import types
 from orchestration.bounded_json import JSONLimitError, dumps_bounded
 from orchestration.tool_api import ToolOutput
 
+MAX_RESULT_CHARS = 1_000_000  # of one tool result's text; larger is refused as too large, not passed on or cut
+
 
 def _decoded_size(base64_data: str) -> str:
     size = len(base64_data) * 3 // 4 - base64_data[-2:].count("=")
@@ -49,4 +51,10 @@ def result_output(result: types.CallToolResult, server: str, tool: str) -> ToolO
             parts.append(f"[structured content not shown: {exc}]")
     text = "\n\n".join(parts) if parts else "(the tool returned no content)"
     data = {"kind": "mcp", "server": server, "tool": tool, "blocks": [b.type for b in result.content]}
+    if len(text) > MAX_RESULT_CHARS:
+        data["too_large"] = len(text)
+        return ToolOutput(text=f"MCP server {server!r} returned a result of {len(text):,} characters for tool "
+                          f"{tool!r}; results over {MAX_RESULT_CHARS:,} characters (MAX_RESULT_CHARS) are refused "
+                          "as too large. Ask for less (a narrower query, a page or a range).", data=data,
+                          is_error=True)
     return ToolOutput(text=text, data=data, is_error=bool(result.is_error))

@@ -79,6 +79,11 @@ class McpManager:
     async def aclose(self) -> None:
         await asyncio.gather(*(c.stop() for c in self._connections.values()))
 
+    def kill_now(self) -> None:
+        """SIGKILL every stdio server at once (Parley is quitting without cleaning up: a second Ctrl+C)."""
+        for connection in self._connections.values():
+            connection.kill_now()
+
     # --- what the UI and the registry read ----------------------------------------------------------
     def statuses(self) -> list[ServerStatus]:
         return [c.status() for c in self._connections.values()]

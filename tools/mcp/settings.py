@@ -17,6 +17,8 @@ ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 SECRET_PREFIX = "mcp:"
 
 McpTransport = Literal["stdio", "http"]
+DEFAULT_CALL_TIMEOUT_S = 60.0  # how long one tool call may wait for the server's answer
+MAX_CALL_TIMEOUT_S = 3_600.0
 
 
 def secret_entry(server: str, name: str) -> str:
@@ -42,6 +44,9 @@ class McpServerSettings(BaseModel):
     secret_headers: list[str] = Field(default_factory=list, description="http: headers whose values are in the "
                                       "keyring (mcp:<server>:<Header>)")
     enabled: bool = True
+    call_timeout: float = Field(DEFAULT_CALL_TIMEOUT_S, gt=0, le=MAX_CALL_TIMEOUT_S,
+                                description="seconds one tool call may wait for the server's answer; used for "
+                                "this server's tools instead of limits.tool_timeout")
 
     @model_validator(mode="after")
     def _consistent(self) -> McpServerSettings:

@@ -14,12 +14,13 @@ from mcp import types
 
 from orchestration.events import ToolCategory, ToolVisibility
 from orchestration.tool_api import ToolArgumentsError, ToolContext, ToolOutput, ToolSpec
-from tools.mcp.connection import ServerConnection, ServerNotRunning
+from tools.mcp.connection import CallTimedOut, ServerConnection, ServerNotRunning
 from tools.mcp.content import result_output
 
 NAME_SEPARATOR = "__"
 MAX_TOOL_NAME_CHARS = 64  # what the providers accept
 MAX_DESCRIPTION_CHARS = 2_000  # of a server's tool description, sent with every request
+LOOP_TIMEOUT_MARGIN_S = 10.0  # the loop's timeout for an MCP tool: the server's call_timeout plus this
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
@@ -73,7 +74,7 @@ class McpTool:
     visibility: ToolVisibility = "primary"
     parallel_safe: bool = True
     needs_approval: bool = True
-    timeout: float | None = None  # the loop's tool_timeout
+    timeout: float | None = None  # set from the server's call_timeout, which replaces the loop's tool_timeout
     max_output_chars: int | None = None  # the loop's tool_output_chars
     schema: dict[str, Any] = field(default_factory=dict)
 
@@ -81,6 +82,9 @@ class McpTool:
         text = (self.remote.description or self.remote.title or self.remote.name).strip()
         self.description = f"{text[:MAX_DESCRIPTION_CHARS]} (MCP server {self.connection.name})"
         self.schema = object_schema(self.remote.input_schema)
+        # The connection ends a call at call_timeout with a message naming the server and the tool; the loop's
+        # own cut comes later, only as a backstop.
+        self.timeout = self.connection.settings.call_timeout + LOOP_TIMEOUT_MARGIN_S
 
     def spec(self) -> ToolSpec:
         return ToolSpec(name=self.name, description=self.description, parameters=self.schema)
@@ -99,7 +103,7 @@ class McpTool:
     async def invoke(self, arguments: Any, context: ToolContext) -> ToolOutput:
         try:
             result = await self.connection.call(self.remote.name, arguments)
-        except ServerNotRunning as exc:
+        except (ServerNotRunning, CallTimedOut) as exc:
             return ToolOutput(text=str(exc), is_error=True,
                               data={"kind": "mcp", "server": self.connection.name, "tool": self.remote.name})
         return result_output(result, self.connection.name, self.remote.name)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +14,10 @@ import pytest
 
 from orchestration.tool_api import ToolArgumentsError, ToolContext, ToolOutput
 from tools.files import WorkspaceSettings, workspace_tools
+from tools.files import search_files as search_files_module
 from tools.registry import Tool
+
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
@@ -244,3 +252,78 @@ async def test_search_files_skips_large_files(ws: Path) -> None:
     (ws / "huge.txt").write_text("needle\n" + "x" * 3_000)
     output = await call(tools_for(ws, max_search_file_bytes=2_048)["search_files"], query="needle")
     assert output.data["matches"] == []
+
+
+# --- search_files: patterns that backtrack catastrophically are bounded ------------------------------------------
+
+HANG_GUARD_S = 30  # the re engine ran for minutes on these patterns
+CHILD_SEARCH = """
+import asyncio, json, sys
+from pathlib import Path
+from orchestration.tool_api import ToolContext
+from tools.files import WorkspaceSettings, workspace_tools
+[search] = [t for t in workspace_tools(WorkspaceSettings(folders=[Path(sys.argv[1])])) if t.name == "search_files"]
+output = asyncio.run(search.invoke(search.validate(json.loads(sys.argv[2])), ToolContext(run_id="r", call_id="c")))
+print(json.dumps({"text": output.text, "is_error": output.is_error}))
+"""
+
+
+def search_in_child(folder: Path, **arguments: Any) -> dict[str, Any]:
+    """search_files run in a child process that is killed after HANG_GUARD_S: a pattern matched by an engine
+    that holds the GIL cannot be stopped in-process, not even by pytest-timeout's thread."""
+    try:
+        done = subprocess.run([sys.executable, "-c", CHILD_SEARCH, str(folder), json.dumps(arguments)],
+                              capture_output=True, text=True, timeout=HANG_GUARD_S, cwd=REPO)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"search_files {arguments} was still running after {HANG_GUARD_S} s")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_search_files_issue_pattern_finishes(ws: Path) -> None:
+    (ws / "aaa.txt").write_text("a" * 40 + "b\n")
+    output = search_in_child(ws, query="(a+)+$", regex=True, path="aaa.txt")
+    assert output == {"text": "No matches for '(a+)+$' in aaa.txt (1 files searched).", "is_error": False}
+
+
+def test_search_files_refuses_a_pattern_too_slow_for_one_line(ws: Path) -> None:
+    (ws / "aaa.txt").write_text("fine\n" + "a" * 60 + "b\n")
+    output = search_in_child(ws, query="(a|a)+$", regex=True)
+    assert output["is_error"] is True
+    assert output["text"].startswith("The regular expression '(a|a)+$' took longer than 1 s to match one line "
+                                     "(aaa.txt:2), so the search was stopped (limit: 1 s per line).")
+
+
+@pytest.mark.timeout(HANG_GUARD_S)
+async def test_search_files_whole_search_time_limit_keeps_what_was_found(ws: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search_files_module, "MAX_SEARCH_SECONDS", 0.3)
+    (ws / "aaa.txt").write_text("aaaa\n" + ("a" * 60 + "b\n") * 3)
+    output = await call(tools_for(ws)["search_files"], query="(a|a)+$", regex=True, path="aaa.txt")
+    assert not output.is_error
+    assert output.data["matches"] == [{"path": "aaa.txt", "line": 1, "text": "aaaa"}]
+    assert output.text.endswith("[stopped early: the search took 0.3 s (the limit); narrow the search with path "
+                                "or glob]")
+
+
+@pytest.mark.timeout(HANG_GUARD_S)
+async def test_search_files_work_stops_when_the_caller_gives_up(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A timed-out or cancelled call ends the worker thread too, instead of leaving it searching."""
+    lines_read = 0
+    real_decode = search_files_module.decode_line
+
+    def slow_decode(raw: bytes) -> str:
+        nonlocal lines_read
+        lines_read += 1
+        time.sleep(0.005)
+        return real_decode(raw)
+
+    monkeypatch.setattr(search_files_module, "decode_line", slow_decode)
+    (ws / "long.txt").write_text("nothing here\n" * 100_000)
+    search = tools_for(ws)["search_files"]
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(call(search, query="needle", path="long.txt"), 0.3)
+    await asyncio.sleep(0.3)
+    after_stop = lines_read
+    await asyncio.sleep(0.5)
+    assert 0 < lines_read == after_stop

@@ -55,7 +55,7 @@ async def test_tools_listed_and_called_with_the_secret_header(guarded):
     try:
         [status] = manager.statuses()
         assert (status.state, status.transport) == ("running", "http")
-        assert [t.name for t in manager.tools()] == ["web__echo", "web__crash", "web__hang", "web__huge",
+        assert [t.name for t in manager.tools()] == ["web__echo", "web__crash", "web__hang", "web__freeze", "web__huge",
                                                      "web__picture"]
 
         def sees_echo(request) -> None:

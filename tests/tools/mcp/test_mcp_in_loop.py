@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from collections.abc import AsyncIterator
 
@@ -17,7 +18,8 @@ from orchestration.scripted import ScriptedModel, Step
 from orchestration.tool_turn import ApprovalRequest, Decision
 from tests.support.loopback import LoopbackServer, Response
 from tests.tools.mcp.conftest import FAST_RESTARTS, READY_S, support_server, time_server, until
-from tools.mcp import McpManager, McpServerSettings, probe_server
+from tools.mcp import McpManager, McpServerSettings, connection, probe_server
+from tools.mcp.content import MAX_RESULT_CHARS
 from tools.registry import ToolRegistry
 
 
@@ -102,15 +104,41 @@ async def test_crash_mid_call_says_not_running_then_the_server_restarts(manager)
     assert tool_results(events)[0].result == "back"
 
 
-async def test_hanging_tool_times_out_and_the_server_stays_usable(manager):
-    events, _, _ = await run(manager, [
-        Step(calls=[("t__hang", {})]),
-        Step(calls=[("t__echo", {"text": "still here"})]),
-        Step(text="done"),
-    ], ["t__hang", "t__echo"], limits=LoopLimits(tool_timeout=0.5))
+async def test_hanging_tool_times_out_with_the_servers_call_timeout_and_the_server_stays_usable():
+    made = McpManager([support_server("t").model_copy(update={"call_timeout": 0.5})], policy=FAST_RESTARTS)
+    made.start()
+    try:
+        await made.wait_ready(READY_S)
+        events, _, _ = await run(made, [
+            Step(calls=[("t__hang", {})]),
+            Step(calls=[("t__echo", {"text": "still here"})]),
+            Step(text="done"),
+        ], ["t__hang", "t__echo"], limits=LoopLimits(tool_timeout=0.1))  # MCP tools use call_timeout instead
+    finally:
+        await made.aclose()
     hang, echo = tool_results(events)
-    assert hang.status == "timeout"
+    assert (hang.status, hang.result) == ("error", "MCP server 't' did not answer tool 'hang' within 0.5 s (the "
+                                          "server's call_timeout); the call was cancelled.")
     assert echo.status == "ok" and echo.result == "still here"
+
+
+async def test_a_server_that_stops_answering_is_reported_as_a_timeout_not_a_closed_connection(monkeypatch):
+    """The server's event loop is blocked, so pings go unanswered too: the heartbeat used to tear the connection
+    down under the waiting call, which then read "closed the connection"."""
+    monkeypatch.setattr(connection, "HEARTBEAT_INTERVAL_S", 0.2)
+    monkeypatch.setattr(connection, "PING_TIMEOUT_S", 0.3)
+    made = McpManager([support_server("t").model_copy(update={"call_timeout": 3})], policy=FAST_RESTARTS)
+    made.start()
+    try:
+        await made.wait_ready(READY_S)
+        events, _, _ = await run(made, [Step(calls=[("t__freeze", {})]), Step(text="gave up")], ["t__freeze"])
+        [frozen] = tool_results(events)
+        assert frozen.result == ("MCP server 't' did not answer tool 'freeze' within 3 s (the server's call_timeout); "
+                                 "the call was cancelled.")
+        # with no call waiting, the unanswered pings get the server restarted
+        await until(lambda: made.statuses()[0].restarts >= 1)
+    finally:
+        await made.aclose()
 
 
 async def test_stop_cancels_a_hanging_call(manager):
@@ -188,3 +216,42 @@ async def test_probe_lists_a_servers_tools_or_says_why_it_failed():
     uvx = await probe_server(McpServerSettings(name="u", command="/nonexistent/bin/uvx", args=["mcp-server-time"]),
                              seconds=READY_S)
     assert uvx.message.startswith("the command was not found (/nonexistent/bin/uvx); uvx comes with uv (https://")
+
+
+async def test_a_result_over_the_size_limit_is_reported_as_too_large(manager):
+    events, _, _ = await run(manager, [Step(calls=[("t__huge", {"size": MAX_RESULT_CHARS + 1})]), Step(text="ok")],
+                             ["t__huge"])
+    [result] = tool_results(events)
+    assert (result.status, result.truncated) == ("error", False)
+    assert result.result.startswith("MCP server 't' returned a result of 1,000,001 characters for tool 'huge'; "
+                                    "results over 1,000,000 characters (MAX_RESULT_CHARS) are refused as too large.")
+
+
+async def test_tools_over_the_limit_are_reported():
+    made = McpManager([support_server("many", "--many-tools", "300")], policy=FAST_RESTARTS)
+    made.start()
+    try:
+        await made.wait_ready(READY_S)
+        [status] = made.statuses()
+    finally:
+        await made.aclose()
+    assert status.state == "running" and len(status.tools) == connection.MAX_LISTED_TOOLS == 200
+    assert status.message == ("server 'many' offered 306 tools; 200 are used (limit MAX_LISTED_TOOLS = 200, in the "
+                              "order the server listed them)")
+
+
+async def test_a_server_stuck_starting_says_what_it_waits_for():
+    slow = support_server("slow", "--start-delay", "60")
+    made = McpManager([slow], policy=FAST_RESTARTS)
+    made.start()
+    try:
+        await made.wait_ready(1.5)
+        [status] = made.statuses()
+    finally:
+        await made.aclose()
+    assert status.state == "starting"
+    command = " ".join([slow.command or "", *slow.args])
+    assert re.fullmatch(r"waiting for its answer to initialize since \d\d:\d\d:\d\d "
+                        rf"\(\d+ s; command: {re.escape(command)}\); "
+                        r"gives up after 20 s", status.message or ""), status.message
+
