@@ -18,6 +18,7 @@ from app.chat_target import chat_settings, cli_problem
 from app.cli_approval import cli_approver, is_interactive
 from app.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from app.cli_context import open_history, paths_from_args, secret_store, settings_from_args
+from app.cli_input import read_text, require_text
 from app.cli_interrupt import Interrupts
 from app.cli_output import JsonLinesPrinter, TerminalPrinter
 from app.errors import EnvironmentProblem
@@ -32,17 +33,19 @@ from orchestration.tool_turn import Approver
 
 
 def read_prompt(args: argparse.Namespace) -> str | None:
+    require_text(getattr(args, "system", None), "--system")
+    require_text(getattr(args, "model", None), "--model")
     if args.regenerate:
         if args.conversation is None:
             raise UsageError("--regenerate needs --conversation ID")
         if args.prompt is not None:
             raise UsageError("--regenerate answers the last message again; it takes no prompt")
         return None
-    prompt = args.prompt
+    prompt = require_text(args.prompt, "the prompt")
     if prompt is None:
         if sys.stdin is None or sys.stdin.closed:
             raise UsageError("no prompt given and standard input is closed")
-        prompt = sys.stdin.read()
+        prompt = read_text(sys.stdin, "the prompt on standard input")
     if not prompt.strip():
         raise UsageError("the prompt is empty: pass it as an argument or on standard input")
     return prompt

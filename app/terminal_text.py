@@ -5,7 +5,8 @@ clearing the screen, setting the window title, moving the cursor, or bidi overri
 order than it is. Written raw, a terminal would act on them. ``terminal_safe`` writes every such character as
 a visible ``\\uXXXX`` escape instead: C0 controls other than tab and newline (ESC starts every CSI and OSC
 sequence, so they all become inert text), DEL, the C1 controls (8-bit CSI and OSC among them) and the bidi
-embeddings, overrides and isolates. A CR LF pair is a newline.
+embeddings, overrides and isolates. A CR LF pair is a newline. A lone surrogate (which no terminal encoding can
+write) is escaped the same way.
 
 The escape is the one JSON uses, and JSON output never holds these characters outside a string, so ``--json``
 output passed through here is still exact JSON that decodes to the same values. ``safe_output`` applies this to
@@ -20,8 +21,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
-# Characters a terminal acts on rather than shows; tab and newline are kept.
-UNSAFE_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Characters a terminal acts on rather than shows (tab and newline are kept), and lone surrogates.
+UNSAFE_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -84,6 +84,10 @@ def merge_reasoning_details(records: list[dict[str, Any]]) -> list[dict[str, Any
     return merged
 
 
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 class ResponseAccumulator:
     """Assembles one model response from deltas."""
 
@@ -106,8 +110,8 @@ class ResponseAccumulator:
 
     # --- metadata -----------------------------------------------------------------------------------
     def meta(self, response_id: str | None = None, model: str | None = None) -> list[ProviderEvent]:
-        self.response_id = self.response_id or response_id
-        self.model = self.model or model
+        self.response_id = self.response_id or _text_or_none(response_id)
+        self.model = self.model or _text_or_none(model)
         if self._started:
             return []
         self._started = True
@@ -119,7 +123,7 @@ class ResponseAccumulator:
 
     # --- text and reasoning -------------------------------------------------------------------------
     def text(self, text: str) -> list[ProviderEvent]:
-        if not text:
+        if not text or not isinstance(text, str):
             return []
         last = self.parts[-1] if self.parts else None
         if not isinstance(last, TextPart):
@@ -129,7 +133,7 @@ class ResponseAccumulator:
         return [TextChunk(text=text)]
 
     def reasoning(self, text: str) -> list[ProviderEvent]:
-        if not text:
+        if not text or not isinstance(text, str):
             return []
         self._add(self._reasoning_part(), text)
         return [ReasoningChunk(text=text)]
@@ -150,24 +154,28 @@ class ResponseAccumulator:
         self._reasoning_records.append(record)
 
     def reasoning_signature(self, signature: str) -> None:
-        self._signature = (self._signature or "") + signature
+        if isinstance(signature, str):
+            self._signature = (self._signature or "") + signature
 
     def start_reasoning(self, *, provider_format: str | None = None, encrypted: str | None = None,
                         signature: str | None = None) -> None:
         """Open a new reasoning part (a thinking block, a redacted block, a reasoning item); the following
         ``reasoning``, ``sign_reasoning`` and ``reasoning_details`` calls go to it."""
-        self.parts.append(ReasoningPart(provider_format=provider_format, encrypted=encrypted, signature=signature))
+        self.parts.append(ReasoningPart(provider_format=_text_or_none(provider_format),
+                                        encrypted=_text_or_none(encrypted), signature=_text_or_none(signature)))
 
     def sign_reasoning(self, signature: str) -> None:
         """A signature (or a piece of one) for the latest reasoning part."""
+        if not isinstance(signature, str):
+            return
         part = self._latest_reasoning()
         part.signature = (part.signature or "") + signature
 
     def reasoning_details(self, details: list[dict[str, Any]], *, provider_format: str | None = None) -> None:
         """Detail records (a whole reasoning item) for the latest reasoning part, kept to be sent back."""
         part = self._latest_reasoning()
-        part.details = list(details)
-        if provider_format:
+        part.details = [d for d in details if isinstance(d, dict)] if isinstance(details, list) else []
+        if isinstance(provider_format, str) and provider_format:
             part.provider_format = provider_format
 
     def _latest_reasoning(self) -> ReasoningPart:
@@ -195,6 +203,9 @@ class ResponseAccumulator:
         arguments: str | None = None,
         opaque: dict[str, Any] | None = None,
     ) -> list[ProviderEvent]:
+        # Values straight from a provider's JSON: a field of the wrong type counts as absent.
+        index = index if isinstance(index, int) and not isinstance(index, bool) else None
+        id, name, arguments = _text_or_none(id), _text_or_none(name), _text_or_none(arguments)
         call = self._find_call(index, id)
         events: list[ProviderEvent] = []
         if call is None:
@@ -235,6 +246,8 @@ class ResponseAccumulator:
     def tool_call(self, *, id: str | None, name: str, arguments: str,
                   opaque: dict[str, Any] | None = None) -> list[ProviderEvent]:
         """A call that arrived whole."""
+        id, name = _text_or_none(id) or None, _text_or_none(name) or ""
+        arguments = _text_or_none(arguments) or ""
         events = self._announce_finished_calls()
         call = self._new_call(("whole", len(self._order)))
         call.id, call.name, call.arguments, call.opaque = id, name, [arguments], dict(opaque or {})
@@ -248,6 +261,8 @@ class ResponseAccumulator:
                       fix_arguments: Callable[[str], str] | None = None) -> list[ProviderEvent]:
         """The wire marked the end of a call (a block or item stop): announce it now. ``fix_arguments`` may
         rewrite the raw arguments first, for formats that send a documented placeholder (Cohere's "null")."""
+        index = index if isinstance(index, int) and not isinstance(index, bool) else None
+        id = _text_or_none(id)
         call = self._by_index.get(index) if index is not None else (self._by_id.get(id) if id else None)
         if call is None or call.announced:
             return []
@@ -312,5 +327,5 @@ class ResponseAccumulator:
         if finish_reason == "stop" and message.tool_calls:
             finish_reason = "tool_calls"
         events.append(ResponseComplete(message=message, finish_reason=finish_reason,
-                                       native_finish_reason=native_finish_reason, usage=self.usage))
+                                       native_finish_reason=_text_or_none(native_finish_reason), usage=self.usage))
         return events

@@ -6,10 +6,12 @@ models. Providers' wire formats never leak past this point. See docs/events.md f
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from orchestration.bounded_json import loads_bounded
 
@@ -193,8 +195,12 @@ def parse_event(data: str | bytes | dict[str, Any]) -> RunEvent | None:
 
 
 def event_json(event: _Event) -> str:
-    """One event as a single JSON line (the ``--json`` wire form)."""
-    return event.model_dump_json()
+    """One event as a single JSON line (the ``--json`` wire form). Text with a lone surrogate (a provider's
+    ``\\ud800`` escape) cannot be UTF-8, so it is kept as is here and escaped or replaced where it is written."""
+    try:
+        return event.model_dump_json()
+    except PydanticSerializationError:
+        return json.dumps(event.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
 
 
 def now_ms() -> int:

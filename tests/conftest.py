@@ -16,7 +16,10 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:  # so `tests.support` and the app packages import under any runner
     sys.path.insert(0, str(REPO_ROOT))
 
+from tests.support.hypothesis_profiles import load_profile  # noqa: E402
 from tests.support.loopback import loopback  # noqa: E402, F401  (re-exported as a fixture)
+
+load_profile()  # `ci` unless HYPOTHESIS_PROFILE says otherwise (tests/support/hypothesis_profiles.py)
 
 SHARED_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures" / "providers"
 

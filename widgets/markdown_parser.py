@@ -6,7 +6,8 @@ out as ``("html", text)`` and is shown literally.
 
 The parser is pyromark (pulldown-cmark, CommonMark with GitHub tables, strikethrough, task lists and ``$``/``$$``
 math): it parses 20,000 list items in about 60 ms where markdown-it-py takes about a second (bench/RESULTS.md).
-Its events are turned into small tuples here so the builder dispatches on one string.
+Its events are turned into small tuples here so the builder dispatches on one string. A lone surrogate (which
+the parser cannot take) is shown as U+FFFD.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pyromark
+
+from orchestration.unicode_text import replace_lone_surrogates
 
 OPTIONS = (pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_STRIKETHROUGH
            | pyromark.Options.ENABLE_TASKLISTS | pyromark.Options.ENABLE_MATH)
@@ -37,7 +40,7 @@ _BARE = {"Rule": ("rule", "", None), "SoftBreak": ("break", "soft", None), "Hard
 def tokens(markdown: str) -> Iterator[Token]:
     """The tokens of ``markdown``, in document order."""
     simple, bare_events = _SIMPLE, _BARE
-    for event in pyromark.events(markdown, options=OPTIONS):
+    for event in pyromark.events(replace_lone_surrogates(markdown), options=OPTIONS):
         if type(event) is str:
             bare = bare_events.get(event)
             if bare is not None:

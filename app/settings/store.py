@@ -63,16 +63,17 @@ def load_settings(path: Path) -> LoadedSettings:
     try:
         with path.open("rb") as handle:
             data = handle.read(MAX_SETTINGS_BYTES + 1)  # never more than the limit plus the byte that passes it
-        raw = data.decode("utf-8")
     except FileNotFoundError:
         return LoadedSettings(Settings())
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = describe_os_error(exc) if isinstance(exc, OSError) else "it is not UTF-8 text"
-        return LoadedSettings(Settings(), problem=f"could not read the settings file {path} ({reason}); "
-                                                  "using default settings")
+    except OSError as exc:
+        return LoadedSettings(Settings(), problem=f"could not read the settings file {path} "
+                                                  f"({describe_os_error(exc)}); using default settings")
     try:
-        check_bounds(raw, what="it", max_bytes=MAX_SETTINGS_BYTES)
+        check_bounds(data, what="it", max_bytes=MAX_SETTINGS_BYTES)  # before decoding: the read stops past the limit
+        raw = data.decode("utf-8")
         settings = Settings.model_validate_json(raw)
+    except UnicodeDecodeError:
+        return _invalid(path, "it is not UTF-8 text")
     except (ValidationError, JSONLimitError) as exc:
         if isinstance(exc, JSONLimitError):
             what = _past_limit(exc)
@@ -82,11 +83,16 @@ def load_settings(path: Path) -> LoadedSettings:
                 what = describe_validation_error(exc)
             except ValueError:
                 what = "it is not valid JSON"
-        backup = _move_aside(path)
-        kept = f"the file was moved to {backup}" if backup else "the file was left in place"
-        return LoadedSettings(Settings(), problem=f"the settings file {path} is invalid: {what}; {kept} and "
-                                                  "default settings are used", backup=backup)
+        return _invalid(path, what)
     return LoadedSettings(settings)
+
+
+def _invalid(path: Path, what: str) -> LoadedSettings:
+    """Defaults, with the file moved aside so that the next save cannot overwrite what the user wrote."""
+    backup = _move_aside(path)
+    kept = f"the file was moved to {backup}" if backup else "the file was left in place"
+    return LoadedSettings(Settings(), problem=f"the settings file {path} is invalid: {what}; {kept} and "
+                                              "default settings are used", backup=backup)
 
 
 def settings_json(settings: Settings) -> str:

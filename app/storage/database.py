@@ -4,7 +4,8 @@ WAL journaling keeps readers and the writer out of each other's way and makes ev
 the process is killed; ``synchronous=NORMAL`` is the usual WAL pairing (a power cut may lose the last
 commits, never the file). Foreign keys are enforced on every connection. A file that is not a database, a
 lock held elsewhere or a full disk becomes a StorageError naming the file, and so does a schema another program
-damaged (app/storage/integrity.py); the file is never rewritten.
+damaged (app/storage/integrity.py); the file is never rewritten. Text with lone surrogates is stored with
+U+FFFD in their place (app/storage/text_safety.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from app.storage.errors import StorageError, storage_errors
 from app.storage.integrity import DamagedDatabaseError, check_schema, expected_schema
 from app.storage.migrations import MIGRATIONS_TABLE, SchemaTooNewError, apply_migrations
 from app.storage.recovery import recover_interrupted_runs
+from app.storage.text_safety import SafeTextConnection
 
 # How long a statement waits for another connection's lock before giving up, in seconds.
 BUSY_TIMEOUT_S = 5.0
@@ -46,7 +48,7 @@ def open_database(path: Path, *, busy_timeout: float = BUSY_TIMEOUT_S) -> Databa
     if path.exists() and not path.is_file():
         raise StorageError(f"the history database {path} is not a file. Move it aside and try again.", path)
     with storage_errors(path, "open the history"):
-        conn = sqlite3.connect(path, timeout=busy_timeout)
+        conn = sqlite3.connect(path, timeout=busy_timeout, factory=SafeTextConnection)
     db = Database(conn, execute_plugins=False)
     try:
         with storage_errors(path, "open the history"):

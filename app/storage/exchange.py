@@ -127,10 +127,10 @@ class ConversationExport(_Strict):
             raise ValueError("run ids must be unique")
         for run in self.runs:
             if run.user_message_id is not None and run.user_message_id not in seen:
-                raise ValueError(f"run {run.id}: user_message_id {run.user_message_id} is not one of the messages")
+                raise ValueError(f"run {run.id!r}: user_message_id {run.user_message_id} is not one of the messages")
         for message in self.messages:
             if message.run_id is not None and message.run_id not in run_ids:
-                raise ValueError(f"message {message.id}: run_id {message.run_id} is not one of the runs")
+                raise ValueError(f"message {message.id}: run_id {message.run_id!r} is not one of the runs")
         return self
 
 

@@ -26,6 +26,7 @@ from orchestration.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
 from orchestration.providers.config import ProviderConfig
 
@@ -157,10 +158,10 @@ def build_payload(request: ModelRequest, config: ProviderConfig) -> dict[str, An
 
 def usage_from_anthropic(raw: dict[str, Any]) -> TokenUsage:
     """Anthropic counts cached input apart from ``input_tokens``; ``input_tokens`` here is all of the input."""
-    cache_read = raw.get("cache_read_input_tokens") or 0
-    cache_write = raw.get("cache_creation_input_tokens") or 0
-    return TokenUsage(input_tokens=(raw.get("input_tokens") or 0) + cache_read + cache_write,
-                      output_tokens=raw.get("output_tokens") or 0, cached_tokens=cache_read, raw=raw)
+    cache_read = wire_values.count(raw, "cache_read_input_tokens") or 0
+    cache_write = wire_values.count(raw, "cache_creation_input_tokens") or 0
+    return TokenUsage(input_tokens=(wire_values.count(raw, "input_tokens") or 0) + cache_read + cache_write,
+                      output_tokens=wire_values.count(raw, "output_tokens") or 0, cached_tokens=cache_read, raw=raw)
 
 
 class AnthropicReader(WireReader):

@@ -109,7 +109,7 @@ class WireReader:
 
     def text(self, text: str) -> list[ProviderEvent]:
         """Answer text, with ``<think>`` reasoning split out when the provider has think tags on."""
-        return self.inline.text(text)
+        return self.inline.text(text) if isinstance(text, str) else []
 
     def end(self) -> list[ProviderEvent]:
         """The body is over: the closing events, or an error when the end marker never came."""

@@ -23,6 +23,7 @@ from orchestration.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
 from orchestration.providers.config import ProviderConfig
 
@@ -108,9 +109,10 @@ def build_payload(request: ModelRequest, config: ProviderConfig) -> dict[str, An
 # --- response --------------------------------------------------------------------------------------------
 
 def usage_from_cohere(raw: dict[str, Any]) -> TokenUsage:
-    tokens = raw.get("tokens") or raw.get("billed_units") or {}
-    return TokenUsage(input_tokens=tokens.get("input_tokens") or 0, output_tokens=tokens.get("output_tokens") or 0,
-                      cached_tokens=raw.get("cached_tokens") or 0, raw=raw)
+    tokens = wire_values.mapping(raw, "tokens") or wire_values.mapping(raw, "billed_units")
+    return TokenUsage(input_tokens=wire_values.count(tokens, "input_tokens") or 0,
+                      output_tokens=wire_values.count(tokens, "output_tokens") or 0,
+                      cached_tokens=wire_values.count(raw, "cached_tokens") or 0, raw=raw)
 
 
 def _message(obj: dict[str, Any]) -> dict[str, Any]:
@@ -166,7 +168,7 @@ class CohereReader(WireReader):
 
     def _end(self, reason: Any, usage: Any) -> list[ProviderEvent]:
         events = self.acc.set_usage(usage_from_cohere(usage)) if isinstance(usage, dict) and usage else []
-        if reason in _FAILED:
+        if isinstance(reason, str) and reason in _FAILED:
             raise self.with_partial(StreamError(
                 f"{self.provider_name} stopped the answer with {reason}. Try again; if it keeps happening, try "
                 "a shorter conversation or another model.", provider=self.provider_name, provider_code=reason))

@@ -25,6 +25,7 @@ from orchestration.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.framing import FrameDecoder, JSONArrayFrames, SSEFrames, WholeBody
@@ -194,10 +195,11 @@ def build_payload(request: ModelRequest, config: ProviderConfig) -> dict[str, An
 # --- response --------------------------------------------------------------------------------------------
 
 def usage_from_gemini(raw: dict[str, Any]) -> TokenUsage:
-    thoughts = raw.get("thoughtsTokenCount") or 0
-    return TokenUsage(input_tokens=raw.get("promptTokenCount") or 0,
-                      output_tokens=(raw.get("candidatesTokenCount") or 0) + thoughts,
-                      reasoning_tokens=thoughts, cached_tokens=raw.get("cachedContentTokenCount") or 0, raw=raw)
+    thoughts = wire_values.count(raw, "thoughtsTokenCount") or 0
+    return TokenUsage(input_tokens=wire_values.count(raw, "promptTokenCount") or 0,
+                      output_tokens=(wire_values.count(raw, "candidatesTokenCount") or 0) + thoughts,
+                      reasoning_tokens=thoughts, cached_tokens=wire_values.count(raw, "cachedContentTokenCount") or 0,
+                      raw=raw)
 
 
 class GeminiReader(WireReader):

@@ -22,6 +22,7 @@ from orchestration.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.framing import FrameDecoder, NDJSONFrames
@@ -131,8 +132,9 @@ class OllamaReader(WireReader):
             self.finish_reason = _FINISH.get(reason, "stop") if isinstance(reason, str) else "stop"
             usage = {k: obj[k] for k in USAGE_FIELDS if k in obj}
             if usage:
-                events += self.acc.set_usage(TokenUsage(input_tokens=usage.get("prompt_eval_count") or 0,
-                                                        output_tokens=usage.get("eval_count") or 0, raw=usage))
+                events += self.acc.set_usage(TokenUsage(input_tokens=wire_values.count(usage, "prompt_eval_count") or 0,
+                                                        output_tokens=wire_values.count(usage, "eval_count") or 0,
+                                                        raw=usage))
             self.ended = True
         return events
 

@@ -40,6 +40,7 @@ from orchestration.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from orchestration.providers import wire_values
 from orchestration.providers.base import UNFRAMED_BODY_KEPT, HTTPChatAdapter
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.sse import EventTooLarge, SSEDecoder
@@ -66,13 +67,14 @@ def map_finish(reason: str | None) -> ModelFinish:
 
 
 def usage_from_openai(raw: dict[str, Any]) -> TokenUsage:
-    prompt_details = raw.get("prompt_tokens_details") or {}
-    completion_details = raw.get("completion_tokens_details") or {}
+    prompt_details = wire_values.mapping(raw, "prompt_tokens_details")
+    completion_details = wire_values.mapping(raw, "completion_tokens_details")
     return TokenUsage(
-        input_tokens=raw.get("prompt_tokens") or 0,
-        output_tokens=raw.get("completion_tokens") or 0,
-        reasoning_tokens=completion_details.get("reasoning_tokens") or 0,
-        cached_tokens=prompt_details.get("cached_tokens") or raw.get("prompt_cache_hit_tokens") or 0,
+        input_tokens=wire_values.count(raw, "prompt_tokens") or 0,
+        output_tokens=wire_values.count(raw, "completion_tokens") or 0,
+        reasoning_tokens=wire_values.count(completion_details, "reasoning_tokens") or 0,
+        cached_tokens=(wire_values.count(prompt_details, "cached_tokens")
+                       or wire_values.count(raw, "prompt_cache_hit_tokens") or 0),
         raw=raw,
     )
 
@@ -190,10 +192,10 @@ class ChunkReader:
             if delta is None:
                 delta = choice.get("message")
             events += self._delta(delta if isinstance(delta, dict) else {})
-            if choice.get("finish_reason"):
-                self.finish_reason = choice["finish_reason"]
-            if choice.get("native_finish_reason"):
-                self.native_finish_reason = choice["native_finish_reason"]
+            if wire_values.text(choice, "finish_reason"):
+                self.finish_reason = wire_values.text(choice, "finish_reason")
+            if wire_values.text(choice, "native_finish_reason"):
+                self.native_finish_reason = wire_values.text(choice, "native_finish_reason")
         return events
 
     def _delta(self, delta: dict[str, Any]) -> list[ProviderEvent]:

@@ -28,6 +28,7 @@ from orchestration.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
 from orchestration.providers.config import ProviderConfig
 
@@ -140,11 +141,12 @@ def build_payload(request: ModelRequest, config: ProviderConfig, *, continue_sta
 # --- response --------------------------------------------------------------------------------------------
 
 def usage_from_responses(raw: dict[str, Any]) -> TokenUsage:
-    input_details = raw.get("input_tokens_details") or {}
-    output_details = raw.get("output_tokens_details") or {}
-    return TokenUsage(input_tokens=raw.get("input_tokens") or 0, output_tokens=raw.get("output_tokens") or 0,
-                      reasoning_tokens=output_details.get("reasoning_tokens") or 0,
-                      cached_tokens=input_details.get("cached_tokens") or 0, raw=raw)
+    input_details = wire_values.mapping(raw, "input_tokens_details")
+    output_details = wire_values.mapping(raw, "output_tokens_details")
+    return TokenUsage(input_tokens=wire_values.count(raw, "input_tokens") or 0,
+                      output_tokens=wire_values.count(raw, "output_tokens") or 0,
+                      reasoning_tokens=wire_values.count(output_details, "reasoning_tokens") or 0,
+                      cached_tokens=wire_values.count(input_details, "cached_tokens") or 0, raw=raw)
 
 
 class ResponsesReader(WireReader):
@@ -200,8 +202,8 @@ class ResponsesReader(WireReader):
         status = response.get("status")
         self.native_finish_reason = status if isinstance(status, str) else None
         if status == "incomplete":
-            reason = (response.get("incomplete_details") or {}).get("reason")
-            self.finish_reason = _INCOMPLETE.get(reason, "unknown")
+            reason = wire_values.text(wire_values.mapping(response, "incomplete_details"), "reason")
+            self.finish_reason = _INCOMPLETE.get(reason, "unknown") if reason else "unknown"
             self.native_finish_reason = reason or status
         else:
             self.finish_reason = "stop"

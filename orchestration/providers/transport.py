@@ -10,6 +10,7 @@ error says how many attempts were made.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -31,6 +32,7 @@ from orchestration.errors import (
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.sse import MAX_EVENT_BYTES
 from orchestration.redaction import cut_redacted
+from orchestration.unicode_text import replace_lone_surrogates
 from orchestration.wire_capture import current_capture
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -56,6 +58,13 @@ def backoff_delay(attempt: int, retry_after: float | None, cap: float) -> float:
     if retry_after is not None:
         return min(retry_after, cap)
     return min(cap, 0.5 * (2 ** (attempt - 1)) * (0.8 + 0.4 * random.random()))  # jitter never passes the cap
+
+
+def request_body(payload: dict[str, Any]) -> bytes:
+    """The JSON body of a request, as httpx would write it, except that a lone surrogate (from a provider's
+    earlier answer) is sent as U+FFFD instead of failing the request."""
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return replace_lone_surrogates(text).encode("utf-8")
 
 
 def _with_attempts(error: ProviderError, attempts: int) -> ProviderError:
@@ -112,7 +121,7 @@ class Transport:
             attempt += 1
             try:
                 request = self._client.build_request(method, self.url(path), headers=self.headers(headers),
-                                                     json=payload)
+                                                     content=None if payload is None else request_body(payload))
                 if capture is not None:
                     capture.sent(method, path, payload, self.secrets())
                 response = await self._client.send(request, stream=True)

@@ -21,14 +21,20 @@ def test_control_sequences_become_visible_escapes():
     assert terminal_safe("Grüße, 東京, مرحبا, emoji 🎉") == "Grüße, 東京, مرحبا, emoji 🎉"
 
 
-@given(st.text())
+def test_a_lone_surrogate_is_escaped_so_any_terminal_encoding_can_write_it():
+    safe = terminal_safe("a\ud800b\udfff 😀")
+    assert safe == "a\\ud800b\\udfff 😀"
+    safe.encode("utf-8")
+
+
+@given(st.text(st.characters(exclude_categories=())))
 def test_the_result_is_safe_and_escaping_twice_changes_nothing(text):
     once = terminal_safe(text)
     assert not UNSAFE_CHARACTERS.search(once)
     assert terminal_safe(once) == once
 
 
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(st.characters(exclude_categories=())),
                     lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner), max_leaves=20))
 def test_json_through_it_is_still_the_same_json(value):
     for text in (json.dumps(value, ensure_ascii=False), json.dumps(value, ensure_ascii=False, indent=2)):

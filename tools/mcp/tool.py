@@ -34,10 +34,27 @@ def exposed_name(server: str, tool: str) -> str:
     return name[:MAX_TOOL_NAME_CHARS]
 
 
-def _type_ok(value: Any, expected: str | list[str]) -> bool:
-    names = [expected] if isinstance(expected, str) else expected
+def object_schema(listed: Any) -> dict[str, Any]:
+    """A server's ``inputSchema`` as an object schema a provider accepts: ``properties`` an object of schemas and
+    ``required`` a list of names, whatever the server sent; everything else is passed on for the server."""
+    schema = dict(listed) if isinstance(listed, dict) else {}
+    schema["type"] = "object"
+    schema.pop("title", None)
+    properties = schema.get("properties")
+    schema["properties"] = {str(k): v for k, v in properties.items() if isinstance(v, dict | bool)} if isinstance(
+        properties, dict) else {}
+    required = schema.pop("required", None)
+    if isinstance(required, list) and any(isinstance(n, str) for n in required):
+        schema["required"] = list(dict.fromkeys(n for n in required if isinstance(n, str)))
+    return schema
+
+
+def _type_ok(value: Any, expected: Any) -> bool:
+    names = [expected] if isinstance(expected, str) else expected if isinstance(expected, list) else []
+    if not names:
+        return True  # no type this check understands: the server decides
     for name in names:
-        kinds = _JSON_TYPES.get(name)
+        kinds = _JSON_TYPES.get(name) if isinstance(name, str) else None
         if kinds is None:
             return True  # a type this check does not know: the server decides
         if isinstance(value, bool) and name in ("integer", "number"):
@@ -64,11 +81,7 @@ class McpTool:
     def __post_init__(self) -> None:
         text = (self.remote.description or self.remote.title or self.remote.name).strip()
         self.description = f"{text[:MAX_DESCRIPTION_CHARS]} (MCP server {self.connection.name})"
-        schema = dict(self.remote.input_schema or {})
-        schema["type"] = "object"
-        schema.setdefault("properties", {})
-        schema.pop("title", None)
-        self.schema = schema
+        self.schema = object_schema(self.remote.input_schema)
         # The connection ends a call at call_timeout with a message naming the server and the tool; the loop's
         # own cut comes later, only as a backstop.
         self.timeout = self.connection.settings.call_timeout + LOOP_TIMEOUT_MARGIN_S

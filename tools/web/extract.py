@@ -36,7 +36,10 @@ _PARSE_ERRORS = (Unparseable, etree.LxmlError, ValueError)  # what readability a
 
 
 def _markdown(fragment_html: str) -> str:
-    root = lxml.html.fragment_fromstring(_XML_INCOMPATIBLE.sub("", fragment_html), create_parent="div")
+    try:
+        root = lxml.html.fragment_fromstring(_XML_INCOMPATIBLE.sub("", fragment_html), create_parent="div")
+    except (*_PARSE_ERRORS, AssertionError):  # lxml asserts on a fragment that is a document without a body
+        return ""
     for link in root.iter("a"):
         href = (link.get("href") or "").strip()
         if not href.lower().startswith(_KEPT_SCHEMES):
@@ -49,8 +52,9 @@ def _markdown(fragment_html: str) -> str:
 
 
 def _whole_body(document: lxml.html.HtmlElement) -> str:
-    body = document.find("body")
-    target = body if body is not None else document
+    target = document.find("body")
+    if target is None:  # only a head (or a frameset): nothing to read
+        return ""
     for element in list(target.iter(*_DROPPED_TAGS)):
         parent = element.getparent()
         if parent is not None:
@@ -73,19 +77,32 @@ def _title(document: Document, tree: lxml.html.HtmlElement | None) -> str | None
     return None
 
 
+def _parse(markup: bytes, url: str, charset: str | None) -> lxml.html.HtmlElement | None:
+    """The page's tree; a charset Python knows but libxml2 does not is decoded here instead."""
+    try:
+        parser = lxml.html.HTMLParser(encoding=charset) if charset else None
+    except LookupError:
+        parser, markup_text = None, markup.decode(charset or "utf-8", errors="replace")
+        try:
+            return lxml.html.document_fromstring(markup_text, base_url=url)
+        except _PARSE_ERRORS:
+            return None
+    try:
+        return lxml.html.document_fromstring(markup, parser=parser, base_url=url)
+    except _PARSE_ERRORS:
+        return None
+
+
 def extract_html(markup: bytes, url: str, charset: str | None = None) -> ExtractedPage:
     """The main content of an HTML or XHTML page as Markdown, with the page title.
 
     Without ``charset`` (from the Content-Type header) lxml follows the page's own ``<meta charset>``.
     """
-    parser = lxml.html.HTMLParser(encoding=charset) if charset else None
-    try:
-        tree: lxml.html.HtmlElement | None = lxml.html.document_fromstring(markup, parser=parser, base_url=url)
-    except _PARSE_ERRORS:
-        tree = None
+    tree = _parse(markup, url, charset)
     if tree is None:
         return ExtractedPage(title=None, text="")
-    tree.make_links_absolute(url, resolve_base_href=True, handle_failures="discard")
+    with contextlib.suppress(ValueError):  # a base address lxml cannot store (control characters): left as written
+        tree.make_links_absolute(url, resolve_base_href=True, handle_failures="discard")
     document = Document(lxml.html.tostring(tree, encoding="unicode"), url=url)
     title = _title(document, tree)
     try:

@@ -127,12 +127,20 @@ def _charset(content_type: str) -> str | None:
     for param in content_type.split(";")[1:]:
         name, _, value = param.partition("=")
         if name.strip().lower() == "charset":
-            charset = value.strip().strip('"').strip("'")
-            try:
-                return codecs.lookup(charset).name
-            except LookupError:
-                return None
+            return text_codec(value.strip().strip('"').strip("'"))
     return None
+
+
+def text_codec(charset: str) -> str | None:
+    """Python's name for ``charset`` when it is a text encoding that can decode with replacement; None for an
+    unknown name and for codecs that are not text encodings or cannot replace what they cannot read (base64,
+    rot13, idna, punycode, undefined, ...)."""
+    try:
+        name = codecs.lookup(charset).name
+        b"a\x80\xff".decode(name, "replace")
+    except (LookupError, UnicodeError, ValueError):
+        return None
+    return name
 
 
 def _status_problem(url: httpx.URL, status: int, reason: str) -> str:

@@ -7,6 +7,7 @@ tool, the model's text and the search-results pane see one shape whichever servi
 from __future__ import annotations
 
 import html
+import math
 import re
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
@@ -101,9 +102,14 @@ def optional_text(value: Any) -> str | None:
 
 
 def optional_score(value: Any) -> float | None:
+    """A finite score; None for anything else (JSON allows 1e999 and integers past any float)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value)
+    try:
+        score = float(value)
+    except OverflowError:
+        return None
+    return score if math.isfinite(score) else None
 
 
 def hit_from(backend: str, *, title: Any, url: Any, snippet: Any, published: Any = None,

@@ -261,3 +261,16 @@ async def test_a_provider_quoting_the_key_in_its_error_does_not_leak_it(loopback
         assert "Incorrect API key provided" in error.message
     finally:
         await transport.aclose()
+
+
+async def test_a_lone_surrogate_from_an_earlier_answer_is_sent_as_a_replacement_character(loopback):
+    """A provider's ``\\ud800`` escape comes back in the next request's history; it is sent as U+FFFD instead
+    of failing the request with an encoding error."""
+    loopback.add("POST", "/v1/chat/completions", Response.json({"ok": True}))
+    transport = make(loopback.url)
+    try:
+        await transport.request_json("POST", "chat/completions", {"messages": [{"content": "a\ud800b 😀"}]})
+    finally:
+        await transport.aclose()
+    assert loopback.requests[0].json == {"messages": [{"content": "a\ufffdb 😀"}]}
+    assert loopback.requests[0].header("content-type") == "application/json"
