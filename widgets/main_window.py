@@ -134,6 +134,11 @@ class MainWindow(QMainWindow):
         self.panes.setAccessibleName("Reasoning and search results")
         self.panes.addTab(self.reasoning_pane, "Reasoning")
         self.panes.addTab(self.search_pane, "Search results")
+        # a narrow pane shortens the tab names ("Search r…") instead of cutting the last one at the edge
+        self.panes.tabBar().setElideMode(Qt.TextElideMode.ElideRight)
+        self.panes.tabBar().setUsesScrollButtons(False)
+        for index in range(self.panes.count()):
+            self.panes.setTabToolTip(index, self.panes.tabText(index))
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.conversations)

@@ -100,3 +100,14 @@ def test_closing_the_drawer_by_its_own_button_gives_the_room_back(qtbot):
     window.inspector.close()  # the dock's close button
     assert not window.inspector.isVisible() and window.panes.isVisible()
     assert window.splitter.sizes() == before
+
+
+def test_a_narrow_window_shortens_the_pane_tabs_instead_of_cutting_the_last_one(qtbot):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(520, 700)  # as narrow as the window goes
+    window.show()
+    qtbot.waitExposed(window)
+    bar = window.panes.tabBar()
+    assert bar.tabRect(bar.count() - 1).right() < bar.width()  # every tab ends inside the bar
+    assert [window.panes.tabToolTip(i) for i in range(bar.count())] == ["Reasoning", "Search results"]
