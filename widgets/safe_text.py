@@ -8,8 +8,9 @@ hangs it), and ``QLabel``/tooltips guess "rich text" from a leading tag. So:
   never touches the file system or the network: images the app made itself are added with ``addResource`` and
   found before ``loadResource`` is asked; anything else gets an empty value.
 - ``plain_label`` / ``plain_tooltip`` show outside text literally in a ``QLabel`` or a tooltip.
-- ``visible_controls`` turns control characters (terminal escapes, bells, backspaces) into their visible
-  Unicode pictures (``␛``, ``␇``, ``␈``), which fonts draw, instead of the missing-glyph boxes they were.
+- ``visible_controls`` writes control characters (terminal escapes, bells, backspaces) in caret notation, as
+  ``cat -v`` does (ESC as ``^[``, BEL as ``^G``), instead of the missing-glyph boxes Qt draws for them; the
+  Unicode control pictures (``␛``) are missing from common fonts such as DejaVu and would be boxes too.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 # C0 controls and DEL, except tab, line feed and carriage return, which the document lays out itself
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_CONTROL_PICTURES = {code: 0x2400 + code for code in range(0x20) if code not in (0x09, 0x0A, 0x0D)} | {0x7F: 0x2421}
+_CARET = {code: f"^{chr(code + 0x40)}" for code in range(0x20) if code not in (0x09, 0x0A, 0x0D)} | {0x7F: "^?"}
 
 PLACEHOLDER_SIZE_PX = 1  # what an image nobody added stands as: one transparent pixel
 
@@ -57,8 +58,8 @@ class SafeDocument(QTextDocument):
 
 
 def visible_controls(text: str) -> str:
-    """``text`` with each control character shown as its Unicode control picture (ESC as ``␛``)."""
-    return text.translate(_CONTROL_PICTURES) if _CONTROL.search(text) else text
+    """``text`` with each control character in caret notation (ESC as ``^[``)."""
+    return text.translate(_CARET) if _CONTROL.search(text) else text
 
 
 def plain_label(text: str, parent: QWidget | None = None) -> QLabel:
