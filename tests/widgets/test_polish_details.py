@@ -114,3 +114,31 @@ def test_the_export_dialog_starts_in_the_documents_folder():
 def test_spin_boxes_show_group_separators(qtbot):
     dialog = make_dialog(qtbot)
     assert all(box.isGroupSeparatorShown() for box in dialog.limit_fields.values() if isinstance(box, QSpinBox))
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_a_selected_timeline_row_has_no_framed_box_in_its_indent(qtbot, themed_app, mode):  # noqa: F811
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+
+    apply_theme(themed_app, mode)
+    tree = QTreeWidget()  # as the inspector's timeline: model calls with their tool calls indented below
+    qtbot.addWidget(tree)
+    tree.setHeaderLabels(["Step", "Status"])
+    call = QTreeWidgetItem(["Model call 1", "tool_calls"])
+    tree.addTopLevelItem(call)
+    tool = QTreeWidgetItem(["web_search", "ok"])
+    call.addChild(tool)
+    tree.expandAll()
+    tree.resize(400, 200)
+    tree.show()
+    qtbot.waitExposed(tree)
+    tree.setCurrentItem(tool)
+    qtbot.wait(20)
+    row = tree.visualItemRect(tool)
+    image = tree.viewport().grab().toImage()
+    highlight = themed_app.palette().highlight().color()  # the accent the old box was drawn in
+    indent = [image.pixelColor(x, y) for x in range(0, row.left()) for y in range(row.top(), row.bottom())]
+    assert indent
+    assert not [c for c in indent if abs(c.red() - highlight.red()) + abs(c.green() - highlight.green())
+                + abs(c.blue() - highlight.blue()) < 40], QColor(highlight).name()
