@@ -56,6 +56,7 @@ class Welcome(QWidget):
         self.notice.setTextFormat(Qt.TextFormat.PlainText)
         self.notice.setAccessibleName("Welcome notice")
         self.notice.hide()
+        self._found = ""  # what the search for local servers found, as shown
         self.buttons = QVBoxLayout()
         self.add_button = QPushButton("Add a provider…")
         self.add_button.setAccessibleName("Add a provider")
@@ -73,6 +74,15 @@ class Welcome(QWidget):
         """A problem to show above the buttons (such as a send without a provider); "" removes it."""
         self.notice.setText(text)
         self.notice.setVisible(bool(text))
+        self._show_text()
+
+    def _show_text(self) -> None:
+        intro = ("<h2>Welcome to Parley</h2><p>Chat with language models from your own machine: hosted APIs "
+                 "with your own keys, or local servers such as Ollama, LM Studio, llama.cpp and vLLM. Keys are "
+                 "kept in your system keyring.</p>")
+        if not self.notice_text():  # a notice after a send says it already, in red
+            intro += "<p>No provider is set up yet.</p>"
+        self.text.setText(intro + self._found)
 
     def notice_text(self) -> str:
         return self.notice.text() if not self.notice.isHidden() else ""
@@ -83,17 +93,14 @@ class Welcome(QWidget):
             item = self.buttons.takeAt(0)
             if item.widget():
                 item.widget().deleteLater()
-        intro = ("<h2>Welcome to Parley</h2><p>Chat with language models from your own machine: hosted APIs "
-                 "with your own keys, or local servers such as Ollama, LM Studio, llama.cpp and vLLM. Keys are "
-                 "kept in your system keyring.</p><p>No provider is set up yet.</p>")
         if searching:
-            found = "<p>Looking for local model servers on this machine…</p>"
+            self._found = "<p>Looking for local model servers on this machine…</p>"
         elif servers:
-            found = "<p>Found running on this machine:</p>"
+            self._found = "<p>Found running on this machine:</p>"
         else:
-            found = ("<p>No local model server answered on the usual ports (Ollama 11434, LM Studio 1234, "
-                     "llama.cpp 8080, vLLM 8000).</p>")
-        self.text.setText(intro + found)
+            self._found = ("<p>No local model server answered on the usual ports (Ollama 11434, LM Studio 1234, "
+                           "llama.cpp 8080, vLLM 8000).</p>")
+        self._show_text()
         for title, preset, url in servers:
             button = QPushButton(f"Use {title} at {url}")
             button.setAccessibleName(f"Use {title}")
