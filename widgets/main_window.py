@@ -161,6 +161,8 @@ class MainWindow(QMainWindow):
 
         self.model_label = plain_label("")
         self.usage_label = plain_label("")
+        self.usage_label.setToolTip("Tokens of the last run: sent to and written by the model, over all its calls")
+        self._run_tokens = (0, 0)
         self.keyring_label = plain_label("")
         self.mcp_label = plain_label("")
         for label, name in ((self.model_label, "Provider and model"), (self.usage_label, "Token usage"),
@@ -196,10 +198,12 @@ class MainWindow(QMainWindow):
         self.inspector.handle_event(event)
         if event.type == "content" and self._live_answer is not None:
             self._live_answer.append(event.content)
-        if event.type == "usage":
-            self.usage_label.setText(f"{event.input_tokens:,} in · {event.output_tokens:,} out")
+        if event.type == "usage":  # the run's total over its model calls, as the inspector and history count it
+            self._run_tokens = (self._run_tokens[0] + event.input_tokens, self._run_tokens[1] + event.output_tokens)
+            self.usage_label.setText(f"{self._run_tokens[0]:,} in · {self._run_tokens[1]:,} out")
         elif event.type == "run_started":
             self._live_answer = []
+            self._run_tokens = (0, 0)
             self.composer.set_running(True)
         elif event.type == "done":
             self.composer.set_running(False)
