@@ -142,3 +142,15 @@ def test_a_selected_timeline_row_has_no_framed_box_in_its_indent(qtbot, themed_a
     assert indent
     assert not [c for c in indent if abs(c.red() - highlight.red()) + abs(c.green() - highlight.green())
                 + abs(c.blue() - highlight.blue()) < 40], QColor(highlight).name()
+
+
+def test_fixed_height_fields_sit_beside_their_labels(qtbot):
+    dialog = make_dialog(qtbot, settings=Settings(providers=[ProviderSettings(id="local",
+                                                                              base_url="http://127.0.0.1:1/v1")]))
+    dialog.resize(900, 600)  # taller than the form needs: the spare room must not open a gap above a field
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    field = dialog.providers.headers  # "Extra headers": a fixed-height box in a form row
+    label = dialog.providers.form.labelForField(field.parentWidget())
+    top = field.mapTo(dialog, field.rect().topLeft()).y()
+    assert abs(top - label.mapTo(dialog, label.rect().topLeft()).y()) <= 8, top
