@@ -154,3 +154,17 @@ def test_fixed_height_fields_sit_beside_their_labels(qtbot):
     label = dialog.providers.form.labelForField(field.parentWidget())
     top = field.mapTo(dialog, field.rect().topLeft()).y()
     assert abs(top - label.mapTo(dialog, label.rect().topLeft()).y()) <= 8, top
+
+
+def test_the_mcp_form_has_no_gap_between_the_transport_fields_and_the_secret_value(qtbot):
+    from tools.mcp import McpServerSettings
+
+    dialog = make_dialog(qtbot, settings=Settings(mcp_servers=[McpServerSettings(name="time", command="uvx")]))
+    dialog.resize(900, 600)
+    dialog.tabs.setCurrentWidget(dialog.mcp_servers)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    tab = dialog.mcp_servers
+    above = tab.secret_env.mapTo(dialog, tab.secret_env.rect().bottomLeft()).y()  # the last stdio field
+    below = tab.secret_name.mapTo(dialog, tab.secret_name.rect().topLeft()).y()  # the "Secret value" row
+    assert 0 < below - above <= 24, below - above
