@@ -1,4 +1,5 @@
-"""Screenshots of the real window (``make screenshots``): a tool-using answer with reasoning and search results,
+"""Screenshots of the real window (``make screenshots``): a tool-using answer (heading, list, table, inline and
+display math, quote, code block) with reasoning and search results,
 the run inspector, a conversation search, and the preferences, in the light and the dark theme.
 
 Runs the app against a scripted OpenAI-compatible server and a SearXNG-shaped search server, both on loopback,
@@ -45,9 +46,20 @@ Sea otters are one of the few marine mammals known to **use tools**:
 | clams | stone anvil | most days |
 | urchins | teeth or stone | sometimes |
 
+### How hard they hit
+
+A blow lands with kinetic energy $E = \\tfrac{1}{2} m v^2$, so doubling the speed of the stone
+quadruples it:
+
+$$E_{\\text{total}} = \\sum_{i=1}^{n} \\frac{m v_i^2}{2}$$
+
+> An otter may strike a single clam more than 40 times before it opens.
+
 ```python
-def crack(shell, stone):
-    return shell.open_with(stone)
+def crack(shell, stone, strikes=40):
+    for _ in range(strikes):
+        if shell.hit(stone):
+            return shell.meat
 ```
 
 Sources: the Wikipedia article and a 2024 study of otter middens.

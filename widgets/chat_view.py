@@ -36,7 +36,7 @@ from orchestration.tool_outcome import describe, normalized_key
 from widgets.code_highlighter import CodeHighlighter, warm_up
 from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at, colors_of, start_block
 from widgets.markdown_render import StreamingMarkdown, append_markdown
-from widgets.safe_text import SafeDocument
+from widgets.safe_text import SafeDocument, visible_controls
 
 FRAME_MS = 16
 DOCUMENT_MARGIN_PX = 18
@@ -102,7 +102,7 @@ def _label_format(*, bold: bool = False, italic: bool = False) -> QTextCharForma
 
 def _one_block(text: str) -> str:
     """Line breaks as line separators, so a message stays one block (and one paragraph on screen)."""
-    return text.replace("\r\n", "\n").replace("\n", "\u2028")
+    return visible_controls(text.replace("\r\n", "\n")).replace("\n", "\u2028")
 
 
 def chip_html(chip: ToolChip) -> str:

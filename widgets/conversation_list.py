@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from widgets.conversation_delegate import DETAIL_ROLE, PIECES_ROLE, PINNED_ROLE, TITLE_ROLE, ConversationDelegate
 from widgets.icons import icon
-from widgets.safe_text import plain_tooltip
+from widgets.safe_text import plain_tooltip, visible_controls
 from widgets.search_snippet import snippet_pieces, unmarked
 
 SEARCH_DEBOUNCE_MS = 200
@@ -156,7 +156,7 @@ class ConversationList(QWidget):
         ordered = sorted(items, key=lambda c: (not c.pinned, -c.updated_at))
         self.list.clear()
         for item in ordered:
-            title = item.title or "Untitled"
+            title = visible_controls(item.title) or "Untitled"
             when = _when(item.updated_at)
             row = QListWidgetItem(f"{'Pinned: ' if item.pinned else ''}{title}\n{when}")
             row.setData(ID_ROLE, item.id)
@@ -177,7 +177,7 @@ class ConversationList(QWidget):
             self.list.addItem(empty)
         for hit in hits:
             pieces = snippet_pieces(hit.snippet)
-            title = hit.title or "Untitled"
+            title = visible_controls(hit.title) or "Untitled"
             row = QListWidgetItem(f"{title}\n{unmarked(pieces)}")
             row.setData(ID_ROLE, hit.conversation_id)
             row.setData(TITLE_ROLE, title)

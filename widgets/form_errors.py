@@ -6,7 +6,7 @@ helpers so every field error looks and reads the same (object name ``fieldError`
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from widgets.safe_text import plain_label
 
@@ -23,6 +23,9 @@ def error_label() -> QLabel:
 def with_error(field: QWidget, error: QLabel) -> QWidget:
     """``field`` with ``error`` under it, as one widget for a form row."""
     box = QWidget()
+    if field.minimumHeight() == field.maximumHeight():  # a fixed-height field: its row must not grow either, or
+        # the field floats in the middle of a tall row, far below its label
+        box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
     column = QVBoxLayout(box)
     column.setContentsMargins(0, 0, 0, 0)
     column.setSpacing(2)

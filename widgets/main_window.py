@@ -56,6 +56,7 @@ class Welcome(QWidget):
         self.notice.setTextFormat(Qt.TextFormat.PlainText)
         self.notice.setAccessibleName("Welcome notice")
         self.notice.hide()
+        self._found = ""  # what the search for local servers found, as shown
         self.buttons = QVBoxLayout()
         self.add_button = QPushButton("Add a provider…")
         self.add_button.setAccessibleName("Add a provider")
@@ -73,6 +74,15 @@ class Welcome(QWidget):
         """A problem to show above the buttons (such as a send without a provider); "" removes it."""
         self.notice.setText(text)
         self.notice.setVisible(bool(text))
+        self._show_text()
+
+    def _show_text(self) -> None:
+        intro = ("<h2>Welcome to Parley</h2><p>Chat with language models from your own machine: hosted APIs "
+                 "with your own keys, or local servers such as Ollama, LM Studio, llama.cpp and vLLM. Keys are "
+                 "kept in your system keyring.</p>")
+        if not self.notice_text():  # a notice after a send says it already, in red
+            intro += "<p>No provider is set up yet.</p>"
+        self.text.setText(intro + self._found)
 
     def notice_text(self) -> str:
         return self.notice.text() if not self.notice.isHidden() else ""
@@ -83,17 +93,14 @@ class Welcome(QWidget):
             item = self.buttons.takeAt(0)
             if item.widget():
                 item.widget().deleteLater()
-        intro = ("<h2>Welcome to Parley</h2><p>Chat with language models from your own machine: hosted APIs "
-                 "with your own keys, or local servers such as Ollama, LM Studio, llama.cpp and vLLM. Keys are "
-                 "kept in your system keyring.</p><p>No provider is set up yet.</p>")
         if searching:
-            found = "<p>Looking for local model servers on this machine…</p>"
+            self._found = "<p>Looking for local model servers on this machine…</p>"
         elif servers:
-            found = "<p>Found running on this machine:</p>"
+            self._found = "<p>Found running on this machine:</p>"
         else:
-            found = ("<p>No local model server answered on the usual ports (Ollama 11434, LM Studio 1234, "
-                     "llama.cpp 8080, vLLM 8000).</p>")
-        self.text.setText(intro + found)
+            self._found = ("<p>No local model server answered on the usual ports (Ollama 11434, LM Studio 1234, "
+                           "llama.cpp 8080, vLLM 8000).</p>")
+        self._show_text()
         for title, preset, url in servers:
             button = QPushButton(f"Use {title} at {url}")
             button.setAccessibleName(f"Use {title}")
@@ -134,6 +141,11 @@ class MainWindow(QMainWindow):
         self.panes.setAccessibleName("Reasoning and search results")
         self.panes.addTab(self.reasoning_pane, "Reasoning")
         self.panes.addTab(self.search_pane, "Search results")
+        # a narrow pane shortens the tab names ("Search r…") instead of cutting the last one at the edge
+        self.panes.tabBar().setElideMode(Qt.TextElideMode.ElideRight)
+        self.panes.tabBar().setUsesScrollButtons(False)
+        for index in range(self.panes.count()):
+            self.panes.setTabToolTip(index, self.panes.tabText(index))
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.conversations)
@@ -149,6 +161,8 @@ class MainWindow(QMainWindow):
 
         self.model_label = plain_label("")
         self.usage_label = plain_label("")
+        self.usage_label.setToolTip("Tokens of the last run: sent to and written by the model, over all its calls")
+        self._run_tokens = (0, 0)
         self.keyring_label = plain_label("")
         self.mcp_label = plain_label("")
         for label, name in ((self.model_label, "Provider and model"), (self.usage_label, "Token usage"),
@@ -184,10 +198,12 @@ class MainWindow(QMainWindow):
         self.inspector.handle_event(event)
         if event.type == "content" and self._live_answer is not None:
             self._live_answer.append(event.content)
-        if event.type == "usage":
-            self.usage_label.setText(f"{event.input_tokens:,} in · {event.output_tokens:,} out")
+        if event.type == "usage":  # the run's total over its model calls, as the inspector and history count it
+            self._run_tokens = (self._run_tokens[0] + event.input_tokens, self._run_tokens[1] + event.output_tokens)
+            self.usage_label.setText(f"{self._run_tokens[0]:,} in · {self._run_tokens[1]:,} out")
         elif event.type == "run_started":
             self._live_answer = []
+            self._run_tokens = (0, 0)
             self.composer.set_running(True)
         elif event.type == "done":
             self.composer.set_running(False)

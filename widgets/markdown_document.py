@@ -42,6 +42,7 @@ from PySide6.QtGui import (
 
 from widgets.markdown_parser import Token, tokens
 from widgets.math_render import math_image
+from widgets.safe_text import visible_controls
 
 FREE_BLOCK = QTextFormat.Property.UserProperty.value + 1  # block property: an empty block the next element takes
 CODE_FRAME = QTextFormat.Property.UserProperty.value + 2  # frame property: a code block (its language, may be "")
@@ -273,7 +274,7 @@ class _Builder:
         if self.free or self.after_display:  # text outside any block element, or after display math
             self.after_display = False
             self.new_block(self.block_format("paragraph"))
-        self.cursor.insertText(text, self.char_format(code))
+        self.cursor.insertText(visible_controls(text), self.char_format(code))
 
     def math(self, latex: str, display: bool) -> None:
         size = self.document.defaultFont().pointSizeF() * 4 / 3  # points to pixels at 96 dpi
@@ -374,7 +375,7 @@ class _Builder:
         for line in lines:
             self.cursor.insertBlock(code_block, code_char)
             if line:
-                self.cursor.insertText(line, code_char)
+                self.cursor.insertText(visible_controls(line), code_char)
         self.leave_frame(frame)
 
     def table_block(self, table_tokens: list[Token], alignments: tuple[str, ...]) -> None:

@@ -20,7 +20,7 @@ from PySide6.QtGui import QTextBlockFormat, QTextCharFormat, QTextCursor, QTextD
 
 from widgets.markdown_blocks import BlockSplitter
 from widgets.markdown_document import append_tokens
-from widgets.safe_text import SafeDocument
+from widgets.safe_text import SafeDocument, visible_controls
 
 RAW_TAIL_CHARS = 16_000  # an unfinished block longer than this streams as plain lines until it is finished
 
@@ -135,11 +135,11 @@ class StreamingMarkdown:
         lines = new.split("\n")
         if shown == 0:
             cursor.insertBlock(plain_block, plain_char)
-        cursor.insertText(lines[0], plain_char)
+        cursor.insertText(visible_controls(lines[0]), plain_char)
         for line in lines[1:]:
             cursor.insertBlock(plain_block, plain_char)
             if line:
-                cursor.insertText(line, plain_char)
+                cursor.insertText(visible_controls(line), plain_char)
         self._raw_shown = len(tail)
 
     def finish(self) -> None:

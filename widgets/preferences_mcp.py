@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QWidget,
 )
@@ -229,6 +230,8 @@ class McpServersTab(ListFormTab):
         self.transport_fields = QStackedWidget()
         self.transport_fields.addWidget(stdio)
         self.transport_fields.addWidget(http)
+        # only as tall as its fields: spare room goes below the form, not into a gap above "Secret value"
+        self.transport_fields.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
 
         secret_row = QHBoxLayout()
         secret_row.addWidget(self.secret_name)

@@ -22,7 +22,7 @@ from PySide6.QtGui import QColor, QFont, QPalette, QTextCharFormat, QTextCursor,
 from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from widgets.icons import icon
-from widgets.safe_text import SafeDocument, plain_label
+from widgets.safe_text import SafeDocument, plain_label, visible_controls
 from widgets.spinner import Spinner
 
 if TYPE_CHECKING:  # events are told apart by their `type`, so no runtime import is needed
@@ -285,7 +285,7 @@ class ReasoningPane(QWidget):
             while len(self._frames) <= phase_index:
                 self._frames.append(self._insert_phase(cursor, len(self._frames)))
             append_at = self._frames[phase_index].lastCursorPosition()
-            append_at.insertText("".join(chunks), self._body_format())
+            append_at.insertText(visible_controls("".join(chunks)), self._body_format())
         cursor.endEditBlock()
         self._pending.clear()
         self._updates_applied += 1

@@ -8,16 +8,24 @@ hangs it), and ``QLabel``/tooltips guess "rich text" from a leading tag. So:
   never touches the file system or the network: images the app made itself are added with ``addResource`` and
   found before ``loadResource`` is asked; anything else gets an empty value.
 - ``plain_label`` / ``plain_tooltip`` show outside text literally in a ``QLabel`` or a tooltip.
+- ``visible_controls`` writes control characters (terminal escapes, bells, backspaces) in caret notation, as
+  ``cat -v`` does (ESC as ``^[``, BEL as ``^G``), instead of the missing-glyph boxes Qt draws for them; the
+  Unicode control pictures (``␛``) are missing from common fonts such as DejaVu and would be boxes too.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QUrl
 from PySide6.QtGui import QImage, QTextDocument
 from PySide6.QtWidgets import QLabel, QWidget
+
+# C0 controls and DEL, except tab, line feed and carriage return, which the document lays out itself
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CARET = {code: f"^{chr(code + 0x40)}" for code in range(0x20) if code not in (0x09, 0x0A, 0x0D)} | {0x7F: "^?"}
 
 PLACEHOLDER_SIZE_PX = 1  # what an image nobody added stands as: one transparent pixel
 
@@ -47,6 +55,11 @@ class SafeDocument(QTextDocument):
         if kind == QTextDocument.ResourceType.ImageResource.value:
             return _placeholder_image()
         return ""
+
+
+def visible_controls(text: str) -> str:
+    """``text`` with each control character in caret notation (ESC as ``^[``)."""
+    return text.translate(_CARET) if _CONTROL.search(text) else text
 
 
 def plain_label(text: str, parent: QWidget | None = None) -> QLabel:

@@ -28,6 +28,21 @@ def test_a_send_without_a_provider_keeps_the_welcome_and_its_button(qtbot, qasyn
     session.history.close()
 
 
+def test_the_welcome_says_no_provider_is_set_up_once(qtbot, qasync_loop, parley_home):
+    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
+    qtbot.addWidget(window)
+    window.show()
+    assert "No provider is set up yet." in window.welcome.text.text()
+    session.send("Hello?")
+    shown = window.welcome.text.text() + window.welcome.notice_text()
+    assert shown.count("No provider is set up") == 1  # the red notice says it; the intro no longer repeats it
+    window.welcome.set_servers([])  # the search for local servers ends after the notice: still once
+    assert (window.welcome.text.text() + window.welcome.notice_text()).count("No provider is set up") == 1
+    window.welcome.show_notice("")
+    assert "No provider is set up yet." in window.welcome.text.text()
+    session.history.close()
+
+
 def test_the_welcome_button_opens_a_dialog_that_lists_models_and_adds_the_provider(qtbot, qasync_loop, loopback,
                                                                                    parley_home):
     loopback.add("GET", "/v1/models", Response.json({"data": [{"id": "tiny-1"}, {"id": "tiny-2"}]}))

@@ -81,3 +81,13 @@ def test_a_pinned_row_draws_a_pin_icon_not_an_emoji_and_leaves_it_room(qtbot):
     pinned = delegate.shown_title(row_option(conversations, 0), view.model().index(0, 0))
     plain = delegate.shown_title(row_option(conversations, 1), view.model().index(1, 0))
     assert pinned.endswith("…") and len(pinned) < len(plain)
+
+
+def test_escapes_in_a_title_show_in_caret_notation_in_the_list_and_in_search_results(qtbot):
+    from widgets.conversation_delegate import TITLE_ROLE
+
+    conversations = narrow_list(qtbot, width=400)
+    conversations.set_conversations([ConversationItem(1, "Title \x1b[31mred\x07", 1_700_000_000_000)])
+    assert conversations.list.item(0).data(TITLE_ROLE) == "Title ^[[31mred^G"
+    conversations.set_search_results([SearchHit(1, "Title \x1b[31mred\x07", f"a {MARK_START}red{MARK_END} word")])
+    assert conversations.list.item(0).data(TITLE_ROLE) == "Title ^[[31mred^G"

@@ -100,3 +100,31 @@ def test_closing_the_drawer_by_its_own_button_gives_the_room_back(qtbot):
     window.inspector.close()  # the dock's close button
     assert not window.inspector.isVisible() and window.panes.isVisible()
     assert window.splitter.sizes() == before
+
+
+def test_a_narrow_window_shortens_the_pane_tabs_instead_of_cutting_the_last_one(qtbot):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(520, 700)  # as narrow as the window goes
+    window.show()
+    qtbot.waitExposed(window)
+    bar = window.panes.tabBar()
+    assert bar.tabRect(bar.count() - 1).right() < bar.width()  # every tab ends inside the bar
+    assert [window.panes.tabToolTip(i) for i in range(bar.count())] == ["Reasoning", "Search results"]
+
+
+def test_the_status_bar_counts_the_tokens_of_the_whole_run(qtbot):
+    from orchestration.events import Usage
+
+    window = shown_window(qtbot)
+    script = RunScript()
+    window.handle_event(script.started())
+    window.handle_event(script.factory.make(Usage, input_tokens=1200, output_tokens=7))  # the call asking for a tool
+    script.next_call()
+    window.handle_event(script.factory.make(Usage, input_tokens=1400, output_tokens=300))  # the answer
+    window.handle_event(script.done())
+    assert window.usage_label.text() == "2,600 in · 307 out"  # as the inspector's run line and the history count
+    second = RunScript("run-2")
+    window.handle_event(second.started())
+    window.handle_event(second.factory.make(Usage, input_tokens=10, output_tokens=2))
+    assert window.usage_label.text() == "10 in · 2 out"  # a new run starts from zero

@@ -114,3 +114,57 @@ def test_the_export_dialog_starts_in_the_documents_folder():
 def test_spin_boxes_show_group_separators(qtbot):
     dialog = make_dialog(qtbot)
     assert all(box.isGroupSeparatorShown() for box in dialog.limit_fields.values() if isinstance(box, QSpinBox))
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_a_selected_timeline_row_has_no_framed_box_in_its_indent(qtbot, themed_app, mode):  # noqa: F811
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+
+    apply_theme(themed_app, mode)
+    tree = QTreeWidget()  # as the inspector's timeline: model calls with their tool calls indented below
+    qtbot.addWidget(tree)
+    tree.setHeaderLabels(["Step", "Status"])
+    call = QTreeWidgetItem(["Model call 1", "tool_calls"])
+    tree.addTopLevelItem(call)
+    tool = QTreeWidgetItem(["web_search", "ok"])
+    call.addChild(tool)
+    tree.expandAll()
+    tree.resize(400, 200)
+    tree.show()
+    qtbot.waitExposed(tree)
+    tree.setCurrentItem(tool)
+    qtbot.wait(20)
+    row = tree.visualItemRect(tool)
+    image = tree.viewport().grab().toImage()
+    highlight = themed_app.palette().highlight().color()  # the accent the old box was drawn in
+    indent = [image.pixelColor(x, y) for x in range(0, row.left()) for y in range(row.top(), row.bottom())]
+    assert indent
+    assert not [c for c in indent if abs(c.red() - highlight.red()) + abs(c.green() - highlight.green())
+                + abs(c.blue() - highlight.blue()) < 40], QColor(highlight).name()
+
+
+def test_fixed_height_fields_sit_beside_their_labels(qtbot):
+    dialog = make_dialog(qtbot, settings=Settings(providers=[ProviderSettings(id="local",
+                                                                              base_url="http://127.0.0.1:1/v1")]))
+    dialog.resize(900, 600)  # taller than the form needs: the spare room must not open a gap above a field
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    field = dialog.providers.headers  # "Extra headers": a fixed-height box in a form row
+    label = dialog.providers.form.labelForField(field.parentWidget())
+    top = field.mapTo(dialog, field.rect().topLeft()).y()
+    assert abs(top - label.mapTo(dialog, label.rect().topLeft()).y()) <= 8, top
+
+
+def test_the_mcp_form_has_no_gap_between_the_transport_fields_and_the_secret_value(qtbot):
+    from tools.mcp import McpServerSettings
+
+    dialog = make_dialog(qtbot, settings=Settings(mcp_servers=[McpServerSettings(name="time", command="uvx")]))
+    dialog.resize(900, 600)
+    dialog.tabs.setCurrentWidget(dialog.mcp_servers)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    tab = dialog.mcp_servers
+    above = tab.secret_env.mapTo(dialog, tab.secret_env.rect().bottomLeft()).y()  # the last stdio field
+    below = tab.secret_name.mapTo(dialog, tab.secret_name.rect().topLeft()).y()  # the "Secret value" row
+    assert 0 < below - above <= 24, below - above

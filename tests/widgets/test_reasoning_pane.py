@@ -209,3 +209,10 @@ def test_theme_switch_recolours_the_phase_blocks(qtbot, pane):
     [frame] = pane.findChild(QTextBrowser, "reasoningView").document().rootFrame().childFrames()
     assert frame.frameFormat().background().color() == QColor("#123456")
     assert pane.phase_text(0) == "text"
+
+
+def test_terminal_escapes_in_reasoning_show_in_caret_notation(qtbot, pane):
+    script = RunScript()
+    feed(pane, script.started(), script.reasoning("think \x1b[31mred\x1b[0m\x07"))
+    wait_shown(qtbot, pane, 1)
+    assert pane.phase_text(0) == "think ^[[31mred^[[0m^G"

@@ -219,3 +219,36 @@ def test_the_delete_question_shows_a_hostile_title_as_text(qtbot):
     qtbot.addWidget(box)
     assert box.textFormat() == Qt.TextFormat.PlainText
     assert '<img src="/dev/zero">' in box.text()
+
+
+CONTROLS = {chr(code) for code in range(0x20) if chr(code) not in "\t\n\r"} | {"\x7f"}
+
+
+def test_terminal_escapes_in_an_answer_show_in_caret_notation(qapp):
+    document = render_markdown("Escapes: \x1b[31mred\x1b[0m \x07bell\x08 \x00nul \x7fdel\n\n"
+                               "```sh\nprintf '\x1b]0;title\x07'\n```")
+    text = document.toPlainText()
+    assert "Escapes: ^[[31mred^[[0m ^Gbell^H ^@nul ^?del" in text
+    assert "printf '^[]0;title^G'" in text
+    assert not CONTROLS & set(text)
+
+
+def test_escapes_in_a_huge_unfinished_block_are_visible_while_it_streams(qapp):
+    from PySide6.QtGui import QTextDocument
+
+    from widgets.markdown_render import RAW_TAIL_CHARS, StreamingMarkdown
+
+    document = QTextDocument()
+    region = StreamingMarkdown(document)
+    region.push("".join(f"line \x1b[{i}m\n" for i in range(RAW_TAIL_CHARS // 6)))  # one paragraph, unfinished
+    region.flush()
+    text = document.toPlainText()
+    assert "line ^[[1m" in text and not CONTROLS & set(text)
+
+
+def test_escapes_in_an_error_note_show_in_caret_notation(qtbot):
+    view = ChatView()
+    qtbot.addWidget(view)
+    view.add_error("bad \x1b[2J answer\nsecond line")
+    text = view.document().toPlainText()
+    assert "bad ^[[2J answer" in text and not CONTROLS & set(text)
