@@ -12,13 +12,13 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests.fuzz.strategies import hostile_text
+from tests.widgets.test_markdown_render import stream
 
 markdown_render = pytest.importorskip("widgets.markdown_render")
 if not all(hasattr(markdown_render, name) for name in ("render_markdown", "StreamingMarkdown")):
     pytest.skip("widgets.markdown_render no longer has render_markdown and StreamingMarkdown",
                 allow_module_level=True)
 render_markdown = markdown_render.render_markdown
-StreamingMarkdown = markdown_render.StreamingMarkdown
 
 FRAGMENTS = [
     "# ", "## ", "######## ", "\n", "\n\n", "- ", "* ", "1. ", "99999999999. ", "> ", ">>>>>>>>>>>>>>>>>>>> ", "    ",
@@ -30,19 +30,6 @@ FRAGMENTS = [
 markdown = st.lists(st.one_of(st.sampled_from(FRAGMENTS), hostile_text), max_size=30).map("".join)
 
 
-def _stream(text: str, cuts: list[int]):
-    document = render_markdown("")
-    region = StreamingMarkdown(document)
-    previous = 0
-    for cut in sorted(set(cuts)):
-        region.push(text[previous:cut])
-        region.flush()
-        previous = cut
-    region.push(text[previous:])
-    region.finish()
-    return document
-
-
 @given(markdown, st.lists(st.integers(min_value=0, max_value=400), max_size=8))
 @example("> " * 200 + "deep", [])
 @example("- " * 100 + "deep list", [])
@@ -51,4 +38,4 @@ def _stream(text: str, cuts: list[int]):
 def test_any_answer_renders_and_streaming_equals_a_full_render(qapp, text, cuts) -> None:
     expected = render_markdown(text)
     expected.toPlainText()
-    assert _stream(text, [min(cut, len(text)) for cut in cuts]).toHtml() == expected.toHtml()
+    assert stream(text, [min(cut, len(text)) for cut in cuts], render_markdown("")).toHtml() == expected.toHtml()
