@@ -43,6 +43,7 @@ ACCESS_NOTE = ("Read-only folders can be listed, read and searched. In read-writ
                "create and change files (write_file, edit_file); each change shows its diff for approval unless "
                "you allow the write tools without asking.")
 FOLDER_COLUMN, ACCESS_COLUMN, NOTE_COLUMN = 0, 1, 2
+ACCESS_ROLE = Qt.ItemDataRole.UserRole
 
 
 def choose_folder(parent: QWidget) -> str | None:
@@ -134,18 +135,23 @@ class WorkspaceTab(QWidget):
         self.folders.insertRow(row)
         path = QTableWidgetItem(folder)
         path.setToolTip(plain_tooltip(folder))
+        path.setData(ACCESS_ROLE, access)  # the row's mode; the combo box below edits it
         self.folders.setItem(row, FOLDER_COLUMN, path)
         mode = QComboBox()
         mode.setAccessibleName(f"Access to {folder}")
         for value, title in ACCESS:
             mode.addItem(title, value)
         mode.setCurrentIndex(mode.findData(access))
-        mode.currentIndexChanged.connect(self._update)
         self.folders.setCellWidget(row, ACCESS_COLUMN, mode)
+        mode.currentIndexChanged.connect(lambda _index, item=path, box=mode: self._access_chosen(item, box))
         missing = not Path(folder).expanduser().is_dir()
         note = QTableWidgetItem("folder not found" if missing else "")
         note.setFlags(note.flags() & ~Qt.ItemFlag.ItemIsEditable)
         self.folders.setItem(row, NOTE_COLUMN, note)
+
+    def _access_chosen(self, item: QTableWidgetItem, box: QComboBox) -> None:
+        item.setData(ACCESS_ROLE, box.currentData())
+        self._update()
 
     def access_box(self, row: int) -> QComboBox:
         box = self.folders.cellWidget(row, ACCESS_COLUMN)
@@ -184,11 +190,12 @@ class WorkspaceTab(QWidget):
 
     # --- result -------------------------------------------------------------------------------------
     def result_folders(self) -> list[str]:
-        return [self.folders.item(row, FOLDER_COLUMN).text() for row in range(self.folders.rowCount())]
+        items = [self.folders.item(row, FOLDER_COLUMN) for row in range(self.folders.rowCount())]
+        return [item.text() for item in items if item is not None]
 
     def result_writable(self) -> list[str]:
-        return [self.folders.item(row, FOLDER_COLUMN).text() for row in range(self.folders.rowCount())
-                if self.access_box(row).currentData() == READ_WRITE]
+        items = [self.folders.item(row, FOLDER_COLUMN) for row in range(self.folders.rowCount())]
+        return [item.text() for item in items if item is not None and item.data(ACCESS_ROLE) == READ_WRITE]
 
     def apply_approval(self, approval: dict[str, str]) -> dict[str, str]:
         """``approval`` (tool name -> policy) with each group's policy applied if the user changed it."""
