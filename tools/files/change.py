@@ -77,11 +77,18 @@ class FileChanges:
                                 f"{human_size(limit)} (max_write_bytes). Write a smaller file.")
 
     def commit(self, change: PlannedChange) -> None:
+        """Write the change; an OS failure (full disk, permissions) is reported as a write that left the file."""
         relative = self._relative(change.target)
-        with parent_folder(change.target.folder.real, relative, change.target.shown, create=True) as folder:
-            assert folder is not None
-            mode = change.before.mode if change.before is not None else None
-            replace_atomically(folder, relative.name, change.after, change.target.shown, mode)
+        try:
+            with parent_folder(change.target.folder.real, relative, change.target.shown, create=True) as folder:
+                assert folder is not None
+                mode = change.before.mode if change.before is not None else None
+                replace_atomically(folder, relative.name, change.after, change.target.shown, mode)
+        except FileToolError:
+            raise
+        except OSError as exc:
+            raise FileToolError(f"Could not write {change.target.shown}: {exc.strerror or exc}. The file was left "
+                                "as it was.") from None
 
     def preview(self, change: PlannedChange) -> str:
         """Path and sizes, then a unified diff of the change (cut at ``max_preview_lines``)."""

@@ -216,7 +216,8 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(dirs, monkeypatch):
 
     monkeypatch.setattr(confined_io.os, "fsync", failing_fsync)
     out = call(tools(dirs)["write_file"], path="rw/src/app.py", content="new\n", overwrite=True)
-    assert out.is_error and "No space left" in out.text
+    assert out.is_error
+    assert out.text == "Could not write rw/src/app.py: No space left on device. The file was left as it was."
     assert target.read_bytes() == original
     assert sorted(p.name for p in target.parent.iterdir()) == ["app.py"]
 
