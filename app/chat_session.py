@@ -58,11 +58,11 @@ from orchestration.messages import Message, UserMessage
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.discovery import discover_local_servers
 from orchestration.providers.models import list_models
+from orchestration.reasoning_effort import effort_for_request
 from orchestration.run_trace import RunSummary, RunTrace
 from tools.mcp import McpManager, McpServerSettings, ServerStatus, exposed_name, probe_server, secret_entry
 from tools.mcp import summary as mcp_summary
 from widgets.add_provider_dialog import AddProviderDialog, NewProvider
-from widgets.composer import effort_for_request
 from widgets.conversation_list import ConversationItem, SearchHit
 from widgets.main_window import MainWindow
 from widgets.preferences_dialog import PreferencesDialog
@@ -374,7 +374,8 @@ class ChatSession(QObject):
                                            f"moved; store them again in Preferences > MCP servers. "
                                            f"{' '.join(failed)}")
         prefix = exposed_name(old, "")
-        for table in (settings.tools.approval, settings.tools.enabled):
+        tables: tuple[dict[str, Any], ...] = (settings.tools.approval, settings.tools.enabled)
+        for table in tables:
             for name in [n for n in table if n.startswith(prefix)]:
                 table[exposed_name(new, name[len(prefix):])] = table.pop(name)
 
@@ -599,7 +600,7 @@ class ChatSession(QObject):
 
     def set_theme(self, mode: str) -> None:
         """View > Theme: applied at once and saved, as Preferences' appearance tab does."""
-        self.settings.ui.theme = mode  # type: ignore[assignment]
+        self.settings.ui.theme = mode  # type: ignore[assignment]  # a View > Theme choice, one of THEME_MODES
         if self.theme is not None:
             self.theme.set_mode(mode)
         self.window.menus.set_theme(mode)

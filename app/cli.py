@@ -14,6 +14,7 @@ from app.cli_common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError
 from app.errors import EnvironmentProblem
 from app.provider_args import add_provider_arguments
 from orchestration.limits import MAX_CALL_TIMEOUT, LoopLimits
+from orchestration.reasoning_effort import REASONING_EFFORTS
 
 
 def _positive_int(text: str) -> int:
@@ -93,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"seconds one model call may take in all, however slowly it streams (default: from the "
                            f"settings' limits.model_call_timeout, {defaults.model_call_timeout:g} unless changed; "
                            f"at most {MAX_CALL_TIMEOUT:,})")
-    chat.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"],
+    chat.add_argument("--reasoning-effort", choices=REASONING_EFFORTS,
                       help="ask for more or less reasoning, where the model supports it")
     chat.add_argument("--max-output-tokens", type=_positive_int, help="limit the answer length in tokens")
     chat.add_argument("--no-stream", action="store_true", help="ask for the whole answer at once")

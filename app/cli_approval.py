@@ -38,7 +38,12 @@ def _read_in_background(read_line: ReadLine) -> asyncio.Future[str]:
             line = read_line()
         except (OSError, ValueError):
             line = ""
-        loop.call_soon_threadsafe(lambda: answer.done() or answer.set_result(line))
+
+        def deliver() -> None:
+            if not answer.done():
+                answer.set_result(line)
+
+        loop.call_soon_threadsafe(deliver)
 
     threading.Thread(target=reader, name="parley-approval-input", daemon=True).start()
     return answer

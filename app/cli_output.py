@@ -52,37 +52,36 @@ class TerminalPrinter:
             self._answer_open = False
 
     def __call__(self, event: RunEvent) -> None:
-        kind = event.type
-        if kind == "reasoning":
+        if event.type == "reasoning":
             if self.show_reasoning:
                 if not self._in_reasoning:
                     self.err.write("[reasoning] ")
                     self._in_reasoning = True
                 self.err.write(event.content)
                 self.err.flush()
-        elif kind == "content":
+        elif event.type == "content":
             self._end_reasoning()
             self.out.write(event.content)
             self.out.flush()
             self._answer_open = not event.content.endswith("\n")
-        elif kind == "tool_calls":
+        elif event.type == "tool_calls":
             self._end_reasoning()
             self._end_answer_line()
             for call in event.calls:
                 self._names[call.id] = call.name
                 self.err.write(f"[tool] {call.name}({_short(call.arguments, 200)})\n")
-        elif kind == "tool_result":
+        elif event.type == "tool_result":
             self.err.write(f"[tool] {event.name} -> {event.status} in {event.duration_ms} ms: "
                            f"{_short(event.result)}\n")
-        elif kind == "warning":
+        elif event.type == "warning":
             self._end_reasoning()
             self._end_answer_line()
             self.err.write(f"[warning] {event.message}\n")
-        elif kind == "error":
+        elif event.type == "error":
             self._end_reasoning()
             self._end_answer_line()
             self.err.write(f"error: {event.message}\n")
-        elif kind == "done":
+        elif event.type == "done":
             self._end_reasoning()
             self._end_answer_line()
             if event.finish_reason == "cancelled":

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
@@ -59,7 +59,7 @@ def main(data_dir: str | None = None) -> int:
     import qasync
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))  # instance() is a QApplication
     app.setApplicationName("Parley")
     app.setOrganizationName("Parley")
     loop = qasync.QEventLoop(app)

@@ -32,7 +32,8 @@ def _limit(text: str) -> int:
     return value
 
 
-def add_parsers(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+                parents: list[argparse.ArgumentParser]) -> None:
     history = sub.add_parser("history", parents=parents, help="saved conversations: list, show, rename, delete, "
                                                              "branch",
                              description="Conversations saved by `parley chat` (and the window).")

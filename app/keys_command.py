@@ -18,7 +18,8 @@ NAME_HELP = ("a provider id (e.g. openai), provider:ID, search:BACKEND (" + ", "
              "mcp:SERVER:NAME (a secret variable or header of an MCP server)")
 
 
-def add_parser(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+               parents: list[argparse.ArgumentParser]) -> None:
     keys = sub.add_parser("keys", parents=parents, help="API keys in the OS keyring",
                           description="Keys live only in the OS keyring (service 'parley'); Parley never writes "
                                       "them to a file. Without a usable keyring, pass keys per run with "

@@ -11,18 +11,20 @@ import argparse
 import asyncio
 import json
 import sys
+from typing import cast
 
 from pydantic import ValidationError
 
 from app.cli_common import EXIT_OK, UsageError
 from app.cli_context import paths_from_args, secret_store, settings_from_args
 from app.errors import describe_validation_error
-from app.settings import save_settings
+from app.settings import Settings, save_settings
 from app.tool_setup import MCP_CONNECT_TIMEOUT_S, connected_mcp
 from tools.mcp import McpServerSettings, ServerStatus, exposed_name, secret_entry
 
 
-def add_parser(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+               parents: list[argparse.ArgumentParser]) -> None:
     mcp = sub.add_parser("mcp", parents=parents, help="add, remove and list MCP servers (their tools become tools)")
     actions = mcp.add_subparsers(dest="mcp_command", metavar="ACTION")
     add = actions.add_parser("add", parents=parents, usage="parley mcp add NAME [OPTIONS] -- COMMAND [ARGS...]\n"
@@ -131,7 +133,7 @@ def status_rows(servers: list[McpServerSettings], statuses: list[ServerStatus]) 
     return rows
 
 
-async def _statuses(args: argparse.Namespace, settings) -> list[ServerStatus]:  # type: ignore[no-untyped-def]
+async def _statuses(args: argparse.Namespace, settings: Settings) -> list[ServerStatus]:
     manager = await connected_mcp(settings, secret_store().lookup, MCP_CONNECT_TIMEOUT_S)
     try:
         return manager.statuses()
@@ -153,7 +155,7 @@ def _list(args: argparse.Namespace) -> int:
         print(f"{r['name']}  {r['transport']}  {r['status']}  {r['target']}")
         if r["message"]:
             print(f"    {r['message']}")
-        for tool in r["tools"]:  # type: ignore[attr-defined]
+        for tool in cast(list[str], r["tools"]):  # status_rows puts the tool names here
             print(f"    {tool}")
     return EXIT_OK
 

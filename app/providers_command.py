@@ -15,9 +15,11 @@ from app.provider_setup import key_required
 from app.secrets import SecretStoreError, provider_entry
 from app.settings import ProviderSettings, save_settings
 from orchestration.providers.presets import PRESETS
+from orchestration.reasoning_effort import REASONING_EFFORTS
 
 
-def add_parser(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+               parents: list[argparse.ArgumentParser]) -> None:
     providers = sub.add_parser("providers", parents=parents, help="configured providers (settings file)",
                                description="Providers are saved in the settings file; their keys are stored "
                                            "separately with `parley keys set NAME`.")
@@ -31,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentP
     add.add_argument("--model", help="the model used when `parley chat` gets no --model")
     add.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
                      help="an extra non-secret header sent on every request (repeatable)")
-    add.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"],
+    add.add_argument("--reasoning-effort", choices=REASONING_EFFORTS,
                      help="the default reasoning effort, where the model supports it")
     add.add_argument("--default", action="store_true",
                      help="make it the default provider (the first provider added always is)")
@@ -110,7 +112,7 @@ def _list(args: argparse.Namespace) -> int:
     if not rows:
         print("No providers yet. Add one with: parley providers add NAME --base-url URL --model M", file=sys.stderr)
         return EXIT_OK
-    width = max(len(r["id"]) for r in rows)
+    width = max(len(p.id) for p in settings.providers)
     print(f"  {'NAME':<{width}}  KIND      KEY       MODEL  BASE URL")
     for r in rows:
         mark = "*" if r["default"] else " "

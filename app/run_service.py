@@ -33,6 +33,7 @@ from orchestration.loop import RunLoop, RunRequest, RunResult
 from orchestration.messages import Message
 from orchestration.providers import ADAPTER_KINDS, adapter_for
 from orchestration.providers.config import ProviderConfig
+from orchestration.reasoning_effort import ReasoningEffort
 from orchestration.tool_api import ToolSet
 from orchestration.tool_turn import Approver
 from tools.mcp import McpManager
@@ -48,7 +49,7 @@ class ChatSettings:
 
     provider: str | None = None  # a provider id in the settings; None or "": the default provider
     model: str | None = None  # None: the provider's default model
-    reasoning_effort: str | None = None  # None: the provider's own setting
+    reasoning_effort: ReasoningEffort | None = None  # None: the provider's own setting
     one_off: ProviderConfig | None = None  # a provider not kept in the settings (``parley chat --base-url``)
     api_key: str | None = None  # a key that wins over the keyring (``--api-key-env``)
     idle_timeout: float | None = None  # overrides the provider's
@@ -66,7 +67,7 @@ class ChatSettings:
 class ChatTarget:
     config: ProviderConfig
     model: str
-    reasoning_effort: str | None = None
+    reasoning_effort: ReasoningEffort | None = None
 
     @property
     def api_key(self) -> str | None:
@@ -235,8 +236,9 @@ class RunService:
 
 
 def _tool_choice(value: str, selected: list[str]) -> ToolChoice:
-    if value in ("auto", "none", "required"):
-        return value  # type: ignore[return-value]
+    match value:
+        case "auto" | "none" | "required":
+            return value
     if value not in selected:
         raise ToolChoiceError(value, selected)
     return NamedToolChoice(name=value)

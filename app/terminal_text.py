@@ -74,7 +74,7 @@ class TerminalSafeStream:
 def safe_output() -> Iterator[None]:
     """Route ``sys.stdout`` and ``sys.stderr`` through ``TerminalSafeStream`` inside the block."""
     saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = TerminalSafeStream(saved[0]), TerminalSafeStream(saved[1])  # type: ignore[assignment]
+    sys.stdout, sys.stderr = TerminalSafeStream(saved[0]), TerminalSafeStream(saved[1])
     try:
         yield
     finally:

@@ -14,15 +14,15 @@ from app.cli_common import EXIT_OK
 from app.cli_context import secret_store, settings_from_args
 from app.settings import Settings
 from app.tool_setup import configured_tools, connected_mcp
+from orchestration.tool_api import RunnableTool
 from tools.files import WRITE_TOOLS, WorkspaceSettings, described_workspace_tools
-from tools.registry import Tool
 
 NO_WORKSPACE = "no workspace folder chosen (Preferences > Workspace, or workspace_folders in settings)"
 NO_WRITABLE = "no read-write workspace folder (Preferences > Workspace, or workspace_writable in settings)"
 DENIED = "denied in the settings (tools.approval)"
 
 
-async def _with_mcp(settings: Settings) -> list[Tool]:
+async def _with_mcp(settings: Settings) -> list[RunnableTool]:
     manager = await connected_mcp(settings, secret_store().lookup)
     try:
         return list(configured_tools(settings, secret_store().lookup, manager))
@@ -30,7 +30,7 @@ async def _with_mcp(settings: Settings) -> list[Tool]:
         await manager.aclose()
 
 
-def _row(tool: Tool, settings: Settings, reason: str | None) -> dict[str, Any]:
+def _row(tool: RunnableTool, settings: Settings, reason: str | None) -> dict[str, Any]:
     policy = settings.tools.approval.get(tool.name) or ("ask" if tool.needs_approval else "allow")
     if policy == "deny" and reason is None:
         reason = DENIED
@@ -47,7 +47,7 @@ def _row(tool: Tool, settings: Settings, reason: str | None) -> dict[str, Any]:
     }
 
 
-def tool_rows(settings: Settings, tools: list[Tool]) -> list[dict[str, Any]]:
+def tool_rows(settings: Settings, tools: list[RunnableTool]) -> list[dict[str, Any]]:
     """One row per configured tool, then the file tools it lacks as off: all of them when no workspace folder is
     chosen, the write tools when none is read-write."""
     rows = [_row(tool, settings, None) for tool in tools]

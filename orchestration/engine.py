@@ -6,12 +6,13 @@ provider JSON, and a scripted fake model (tests) fits the same slot.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from orchestration.messages import AssistantMessage, Message, ToolCallPart
+from orchestration.reasoning_effort import ReasoningEffort
 from orchestration.tool_api import ToolSpec
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ class ModelRequest(BaseModel):
     stream: bool = True
     max_output_tokens: int | None = None
     temperature: float | None = None
-    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+    reasoning_effort: ReasoningEffort | None = None
     response_format: dict[str, Any] | None = Field(
         None, description='JSON output, OpenAI-style: {"type": "json_object"} or {"type": "json_schema", '
                           '"json_schema": {"name": ..., "schema": {...}}}; adapters translate it')
@@ -111,6 +112,6 @@ class ChatAdapter(Protocol):
         """What the provider accepts; the loop reads it (``for_model``) before every call."""
         ...
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]: ...
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]: ...
 
     async def aclose(self) -> None: ...

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from orchestration.bounded_json import loads_bounded
 
-CONTRACT_VERSION = "1.3"
+CONTRACT_VERSION: Final = "1.3"
 
 ToolStatus = Literal["ok", "error", "timeout", "denied"]
 FinishReason = Literal["stop", "length", "tool_limit", "max_iterations", "cancelled", "error"]

@@ -53,6 +53,7 @@ from orchestration.events import (
 )
 from orchestration.limits import MAX_ANSWER_CHARS, LoopLimits
 from orchestration.messages import AssistantMessage, Message, ReasoningPart, TextPart
+from orchestration.reasoning_effort import ReasoningEffort
 from orchestration.tool_api import ToolSet, ToolSpec
 from orchestration.tool_selection import select_tools
 from orchestration.tool_turn import Approver, Emit, ToolTurn
@@ -67,7 +68,7 @@ class RunRequest:
     tool_choice: ToolChoice = "auto"
     parallel_tool_calls: bool | None = None
     stream: bool = True
-    reasoning_effort: str | None = None
+    reasoning_effort: ReasoningEffort | None = None
     max_output_tokens: int | None = None
     temperature: float | None = None
     response_format: dict[str, Any] | None = None
@@ -211,7 +212,7 @@ class RunLoop:
             model=request.model, messages=list(history), tools=tools, tool_choice=choice if tools else "auto",
             parallel_tool_calls=parallel if tools else None, stream=request.stream,
             max_output_tokens=request.max_output_tokens, temperature=request.temperature,
-            reasoning_effort=(request.reasoning_effort  # type: ignore[arg-type]
+            reasoning_effort=(request.reasoning_effort
                               if caps.supports_reasoning_control(request.model) else None),
             response_format=response_format,
         )

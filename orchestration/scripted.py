@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,7 +89,7 @@ class ScriptedModel:
         if self.steps:
             raise ScriptExhaustedError(f"{len(self.steps)} scripted step(s) were never used")
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         self.requests.append(request)
         if not self.steps:
             raise ScriptExhaustedError(f"model call {len(self.requests)} has no scripted step")

@@ -139,13 +139,16 @@ class ToolTurn:
             value = loads_bounded(text, what=f"The argument object for {call.name}")
         except JSONLimitError as exc:  # never repaired: the repair would recurse as deep
             return f"{exc} Send a JSON object that matches the tool's parameters."
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             repaired = json_repair.loads(text)
             if isinstance(repaired, dict) and repaired:
                 self._warn("ARGUMENTS_REPAIRED", f"The arguments for {call.name} were not valid JSON ({exc.msg}); "
                            "they were repaired once before running the tool.")
                 return repaired
             return (f"The arguments for {call.name} are not valid JSON ({exc.msg} at position {exc.pos}). "
+                    "Send a JSON object that matches the tool's parameters.")
+        except ValueError as exc:  # valid JSON that Python will not convert (an integer of over 4,300 digits)
+            return (f"The arguments for {call.name} could not be read ({exc}). "
                     "Send a JSON object that matches the tool's parameters.")
         if not isinstance(value, dict):
             return f"The arguments for {call.name} must be a JSON object, not {type(value).__name__}."
@@ -222,6 +225,7 @@ class ToolTurn:
         context = ToolContext(run_id=self.run_id, call_id=call.id, conversation_id=self.conversation_id)
         started = time.monotonic()
         data: Any = None
+        status: ToolStatus
         try:
             async with asyncio.timeout(timeout):
                 output = await tool.invoke(prepared.arguments, context)

@@ -8,7 +8,7 @@ error, not an override.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,7 +117,7 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return list(self._tools)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[RunnableTool]:
         return iter(self._tools.values())
 
     def __len__(self) -> int:

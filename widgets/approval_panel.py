@@ -172,7 +172,8 @@ class ApprovalPanel(QFrame):
             self.cards[0].allow.setFocus()
 
     def is_asking(self) -> bool:
-        return self.isVisibleTo(self.parentWidget()) if self.parentWidget() else not self.isHidden()
+        parent = self.parentWidget()
+        return self.isVisibleTo(parent) if parent is not None else not self.isHidden()
 
     def clear(self) -> None:
         """Drop the batch without a decision (the run was stopped)."""

@@ -129,7 +129,7 @@ class ChatView(QTextBrowser):
         self._highlighter.set_dark(dark)
         colors = DARK if dark else LIGHT
         if colors_of(self.document()) is not colors:
-            self.document().colors = colors  # type: ignore[attr-defined]
+            self.document().colors = colors  # type: ignore[attr-defined]  # our SafeDocument carries the colours
             if not self._streaming and self._history:
                 bar = self.verticalScrollBar()
                 distance_from_bottom = bar.maximum() - bar.value()
@@ -464,7 +464,7 @@ class ChatView(QTextBrowser):
         if url.scheme() in ("http", "https"):
             self._open_url(url)
 
-    def loadResource(self, kind: int, url: QUrl) -> Any:
+    def loadResource(self, kind: int, url: QUrl | str) -> Any:
         return None  # the view loads nothing itself; its SafeDocument holds every image it shows
 
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -490,7 +490,7 @@ class ChatView(QTextBrowser):
         self._bars_from = block.blockNumber()
         dx = document.documentMargin() - self.horizontalScrollBar().value()
         painter: QPainter | None = None
-        bars_of: dict[int, str] = document.quote_bars_by_format  # type: ignore[attr-defined]
+        bars_of: dict[int, str] = document.quote_bars_by_format  # type: ignore[attr-defined]  # a SafeDocument
         walked = 0
         while block.isValid():
             walked += 1

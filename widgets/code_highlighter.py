@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument, QTextFormat
 
 LIGHT_STYLE = "default"
@@ -102,6 +103,7 @@ class CodeHighlighter(QSyntaxHighlighter):
         for token, value in lexer.get_tokens(text):
             if value:
                 fmt = self._format(token)
-                if fmt.foreground().style() or fmt.fontWeight() == QFont.Weight.Bold or fmt.fontItalic():
+                coloured = fmt.foreground().style() != Qt.BrushStyle.NoBrush
+                if coloured or fmt.fontWeight() == QFont.Weight.Bold or fmt.fontItalic():
                     self.setFormat(position, len(value), fmt)
                 position += len(value)

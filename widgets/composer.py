@@ -24,9 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from orchestration.reasoning_effort import EFFORT_CHOICES, EffortChoice
 from widgets.icons import icon
 
-REASONING_EFFORTS: tuple[str, ...] = ("off", "low", "medium", "high")
+REASONING_EFFORTS: tuple[EffortChoice, ...] = EFFORT_CHOICES
 """The picker's choices; "off" asks for no particular effort (see ``effort_for_request``)."""
 DEFAULT_REASONING_EFFORT = "off"
 MIN_INPUT_LINES = 2
@@ -37,13 +38,6 @@ NO_MODELS_TEXT = "No model configured"
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 _ICON_SIZE = QSize(16, 16)
 _SEND_ICON_COLOR = "#ffffff"
-
-
-def effort_for_request(effort: str) -> str | None:
-    """The ``reasoning_effort`` a run request takes for a picker choice: None for "off"."""
-    if effort not in REASONING_EFFORTS:
-        raise ValueError(f"reasoning effort must be one of {', '.join(REASONING_EFFORTS)}, not {effort!r}")
-    return None if effort == "off" else effort
 
 
 def message_text(typed: str) -> str:
@@ -218,7 +212,7 @@ class Composer(QWidget):
 
     def current_model(self) -> tuple[str, str] | None:
         data = self._model.currentData()
-        return tuple(data) if data else None  # type: ignore[return-value]
+        return tuple(data) if data else None
 
     def set_current_model(self, provider: str, model: str) -> bool:
         """Select a model; returns False (and changes nothing) when it is not among the choices."""

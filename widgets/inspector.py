@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from orchestration.run_trace import ModelCallTrace, RunSummary, RunTrace, ToolCallTrace, count_text
 from tools.mcp.connection import ServerStatus
+from widgets.qt_present import present
 from widgets.safe_text import plain_label, plain_tooltip
 
 FRAME_MS = 16
@@ -136,7 +137,7 @@ class Inspector(QDockWidget):
         self.runs.blockSignals(True)
         self.runs.clear()
         live_id = self._live.run_id if self._live is not None and self._live.ended_ts is None else None
-        if live_id is not None:
+        if live_id is not None and self._live is not None:
             self._add_run(self._live.summary(), top=False)
         for run in runs:
             if run.run_id != live_id:
@@ -258,19 +259,20 @@ class Inspector(QDockWidget):
         if restore is not None:
             self.timeline.setCurrentItem(restore)
         elif selected is None and trace.calls:
-            self.timeline.setCurrentItem(self.timeline.topLevelItem(len(trace.run_warnings)))
+            first_call = self.timeline.topLevelItem(len(trace.run_warnings))
+            self.timeline.setCurrentItem(present(first_call, "the first call's row"))
         self._fit_columns()
 
     def _fit_columns(self) -> None:
         """Step and status fit their longest text; time up to ``TIME_COLUMN_MAX_WIDTH``; details take the rest.
         Every cell's whole text is its tooltip, for what is still elided."""
         root = self.timeline.invisibleRootItem()
-        pending = [root.child(i) for i in range(root.childCount())]
+        pending = [present(root.child(i), "a timeline row") for i in range(root.childCount())]
         while pending:
             item = pending.pop()
             for column in range(TIMELINE_COLUMNS):
                 item.setToolTip(column, plain_tooltip(item.text(column)))
-            pending.extend(item.child(i) for i in range(item.childCount()))
+            pending.extend(present(item.child(i), "a timeline row") for i in range(item.childCount()))
         for column in (0, 1):
             self.timeline.resizeColumnToContents(column)
         self._fit_time_column()
@@ -322,10 +324,10 @@ class Inspector(QDockWidget):
         def walk(item: QTreeWidgetItem, depth: int) -> None:
             rows.append((str(depth), *(item.text(c) for c in range(4))))
             for i in range(item.childCount()):
-                walk(item.child(i), depth + 1)
+                walk(present(item.child(i), "a timeline row"), depth + 1)
 
         for i in range(self.timeline.topLevelItemCount()):
-            walk(self.timeline.topLevelItem(i), 0)
+            walk(present(self.timeline.topLevelItem(i), "a timeline row"), 0)
         return rows
 
     # --- copy and export ----------------------------------------------------------------------------

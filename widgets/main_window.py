@@ -28,6 +28,7 @@ from widgets.conversation_list import ConversationList
 from widgets.drawer_space import CHAT_MIN_WIDTH, SIDE_MIN_WIDTH, drawer_space
 from widgets.inspector import Inspector
 from widgets.menu_bar import WindowMenus
+from widgets.qt_present import present
 from widgets.reasoning_pane import ReasoningPane
 from widgets.safe_text import plain_label, plain_tooltip
 from widgets.search_results_pane import SearchResultsPane
@@ -91,8 +92,9 @@ class Welcome(QWidget):
         """``servers``: (title, preset name, base URL) of local servers that answered."""
         while self.buttons.count():
             item = self.buttons.takeAt(0)
-            if item.widget():
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget:
+                widget.deleteLater()
         if searching:
             self._found = "<p>Looking for local model servers on this machine…</p>"
         elif servers:
@@ -180,7 +182,7 @@ class MainWindow(QMainWindow):
 
         self.reasoning_pane.visibility_wanted.connect(self._show_reasoning)
         self.search_pane.visibility_wanted.connect(self._show_search)
-        QShortcut(QKeySequence("Escape"), self, activated=self._escape)
+        QShortcut(QKeySequence("Escape"), self, self._escape)
         self.menus = WindowMenus(self)  # File, Edit, View, Help; the other shortcuts are on their actions
         self.centre_stack.setAccessibleName("Conversation")
         self.conversations.setAccessibleName("Conversations")
@@ -273,10 +275,11 @@ class MainWindow(QMainWindow):
                     self.move(max(available.left(), self.x() - overflow), self.y())
         self.panes.setVisible(space.panes > 0 and self.panes.isVisibleTo(self))
         self.splitter.updateGeometry()  # its minimum width without the panes counts before the drawer is sized
-        self.layout().invalidate()
+        present(self.layout(), "the window's layout").invalidate()
         self.inspector.show()
         self.resizeDocks([self.inspector], [space.drawer], Qt.Orientation.Horizontal)
-        self.layout().activate()  # the splitter gets its new width before its columns are set
+        # the splitter gets its new width before its columns are set
+        present(self.layout(), "the window's layout").activate()
         self.splitter.setSizes([space.side, space.chat, space.panes])
 
     def _give_back_drawer_room(self) -> None:
@@ -288,8 +291,9 @@ class MainWindow(QMainWindow):
         if self.width() == grown_to and before != grown_to:
             self.resize(before, self.height())
         self.panes.setVisible(panes_shown)
-        self.layout().invalidate()  # the dock may still count as shown when its own close button hid it
-        self.layout().activate()
+        # the dock may still count as shown when its own close button hid it
+        present(self.layout(), "the window's layout").invalidate()
+        present(self.layout(), "the window's layout").activate()
         self.splitter.setSizes(sizes)
 
     def last_answer(self) -> str:

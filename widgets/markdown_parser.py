@@ -13,7 +13,7 @@ the parser cannot take) is shown as U+FFFD.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pyromark
 
@@ -41,7 +41,7 @@ def tokens(markdown: str) -> Iterator[Token]:
     """The tokens of ``markdown``, in document order."""
     simple, bare_events = _SIMPLE, _BARE
     for event in pyromark.events(replace_lone_surrogates(markdown), options=OPTIONS):
-        if type(event) is str:
+        if isinstance(event, str):
             bare = bare_events.get(event)
             if bare is not None:
                 yield bare
@@ -51,10 +51,10 @@ def tokens(markdown: str) -> Iterator[Token]:
             yield "text", "", value
         elif kind == "Start" or kind == "End":
             side = "start" if kind == "Start" else "end"
-            if type(value) is str:
+            if isinstance(value, str):
                 yield side, value, None
             else:
-                ((tag, details),) = value.items()
+                ((tag, details),) = cast(dict[str, Any], value).items()
                 yield side, tag, details
         elif kind in simple:
             yield simple[kind], "", value

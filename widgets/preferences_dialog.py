@@ -11,7 +11,7 @@ its field and OK stays disabled until none is left.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from annotated_types import Ge, Gt, Le
 from pydantic import ValidationError
@@ -73,11 +73,12 @@ def limit_bounds(name: str) -> tuple[float, float]:
     low, high = 0.0, float("inf")
     for rule in LoopLimits.model_fields[name].metadata:
         if isinstance(rule, Ge):
-            low = float(rule.ge)
+            low = float(cast(float, rule.ge))  # annotated-types types the bound loosely
         elif isinstance(rule, Gt):
-            low = SMALLEST_TIMEOUT if isinstance(LoopLimits.model_fields[name].default, float) else float(rule.gt) + 1
+            floor = float(cast(float, rule.gt))
+            low = SMALLEST_TIMEOUT if isinstance(LoopLimits.model_fields[name].default, float) else floor + 1
         elif isinstance(rule, Le):
-            high = float(rule.le)
+            high = float(cast(float, rule.le))
     return low, high
 
 
@@ -227,8 +228,10 @@ class PreferencesDialog(QDialog):
                 box.setDecimals(1)
             else:
                 box = QSpinBox()
-            box.setRange(int(low) if isinstance(box, QSpinBox) else low, int(high) if isinstance(box, QSpinBox)
-                         else high)
+            if isinstance(box, QSpinBox):
+                box.setRange(int(low), int(high))
+            else:
+                box.setRange(low, high)
             box.setValue(getattr(settings.limits, name))
             box.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToNearestValue)
             box.setAccessibleName(LIMIT_TITLES.get(name, name))

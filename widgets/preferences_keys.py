@@ -38,7 +38,7 @@ class KeyRow(QWidget):
 
     def __init__(self, actions: KeyActions, accessible_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.actions = actions
+        self.key_actions = actions
         self.entry = ""
         self.session_only = actions.keyring_problem() is not None
         self.field = QLineEdit()
@@ -78,7 +78,7 @@ class KeyRow(QWidget):
             return
         self.setEnabled(True)
         try:
-            where = self.actions.location(self.entry)
+            where = self.key_actions.location(self.entry)
         except Exception as error:  # a keyring that cannot be read; its message says what to do
             self.status.setText(str(error))
             return
@@ -91,9 +91,9 @@ class KeyRow(QWidget):
             return
         try:
             if self.session_only:
-                self.actions.store_for_session(self.entry, key)
+                self.key_actions.store_for_session(self.entry, key)
             else:
-                self.actions.store(self.entry, key)
+                self.key_actions.store(self.entry, key)
         except Exception as error:  # the store's message is written for the user
             self.refresh(problem=f"Not stored: {error}")
             return
@@ -104,7 +104,7 @@ class KeyRow(QWidget):
         if not self.entry:
             return
         try:
-            self.actions.delete(self.entry)
+            self.key_actions.delete(self.entry)
         except Exception as error:  # the store's message is written for the user
             self.refresh(problem=f"Not removed: {error}")
             return

@@ -140,7 +140,7 @@ def _tools(count: int) -> str:
 def describe_status(status: ServerStatus | None) -> str:
     if status is None:
         return "not connected yet (applies after OK)"
-    text = status.state
+    text: str = status.state
     if status.state == "running":
         text += f", {_tools(len(status.tools))}"
     if status.message:
@@ -289,9 +289,9 @@ class McpServersTab(ListFormTab):
         self._statuses[status.name] = status
         for index, row in enumerate(self.rows):
             self.list.item(index).setText(self._item_text(row))
-        row = self.current()
-        if row is not None:
-            self.status.setText(describe_status(self._status_of(row)))
+        selected = self.current()
+        if selected is not None:
+            self.status.setText(describe_status(self._status_of(selected)))
         self._update_reconnect()
 
     def _update_reconnect(self) -> None:

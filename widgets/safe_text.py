@@ -50,7 +50,7 @@ class SafeDocument(QTextDocument):
         self.has_quotes = False
         self.quote_bars_by_format = {}
 
-    def loadResource(self, kind: int, name: QUrl) -> Any:
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:
         self.refused += 1
         if kind == QTextDocument.ResourceType.ImageResource.value:
             return _placeholder_image()

@@ -9,7 +9,7 @@ away (``visibility_wanted(False)``) when the answer text starts after that.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeyEvent, QMouseEvent
@@ -126,7 +126,8 @@ class _Section(QWidget):
         self._refresh()
 
     def cards(self) -> list[ResultCard]:
-        return [self._cards.itemAt(i).widget() for i in range(self._cards.count())]
+        items = (self._cards.itemAt(i) for i in range(self._cards.count()))
+        return [cast(ResultCard, item.widget()) for item in items if item is not None]  # the layout holds only cards
 
     def _refresh(self) -> None:
         self._title.setText(f"{self._base_title} ({self._cards.count()})")

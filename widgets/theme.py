@@ -116,7 +116,7 @@ class ThemeController(QObject):
     def set_mode(self, mode: str) -> None:
         if mode not in THEME_MODES:
             raise ValueError(f"theme mode must be one of {', '.join(THEME_MODES)}, not {mode!r}")
-        self._mode = mode  # type: ignore[assignment]
+        self._mode = mode  # type: ignore[assignment]  # checked against THEME_MODES just above
         self._apply(scheme_for(self._mode, self._app.styleHints().colorScheme()))
 
     def _on_system_scheme_changed(self, system_scheme: Qt.ColorScheme) -> None:

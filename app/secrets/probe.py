@@ -89,7 +89,7 @@ def effective_backend(backend: Backend | None = None) -> Backend:
     """The backend that would store a new secret: a chainer's first backend, else the backend itself."""
     backend = backend or configured_backend()
     if isinstance(backend, ChainerBackend):
-        chained = list(backend.backends)
+        chained: list[KeyringBackend] = list(backend.backends)
         if chained:
             return chained[0]
     return backend

@@ -7,17 +7,18 @@ carry credentials are refused here.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from orchestration.limits import LoopLimits
 from orchestration.providers.config import Capabilities
+from orchestration.reasoning_effort import ReasoningEffort
 from orchestration.redaction import is_sensitive_header
 from tools.files.settings import normalized_folder
 from tools.mcp.settings import McpServerSettings
 
-SETTINGS_VERSION = 1
+SETTINGS_VERSION: Final = 1
 PROVIDER_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 SEARCH_BACKENDS = ("tavily", "brave", "exa", "searxng")
 DEFAULT_SEARCH_RESULTS = 5
@@ -28,7 +29,6 @@ MAX_FONT_SIZE = 48
 
 SearchBackend = Literal["tavily", "brave", "exa", "searxng"]
 ApprovalPolicy = Literal["ask", "allow", "deny"]
-ReasoningEffort = Literal["minimal", "low", "medium", "high"]
 
 
 def _check_http_url(value: str) -> str:

@@ -95,7 +95,7 @@ def guarded(action: str) -> Callable[[Callable[Concatenate[S, P], R]], Callable[
 
     def decorate(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
         @functools.wraps(method)
-        def wrapper(self: S, *args: P.args, **kwargs: P.kwargs) -> R:
+        def wrapper(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
             with storage_errors(self.path, action):
                 return method(self, *args, **kwargs)
 

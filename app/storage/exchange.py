@@ -12,20 +12,21 @@ from __future__ import annotations
 import json
 import uuid
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from app.errors import EnvironmentProblem, describe_os_error, describe_validation_error
 from app.storage.errors import storage_errors
 from app.storage.history import History, clean_title, now_ms
+from app.storage.inserted import inserted_id
 from app.storage.integrity import MAX_TIME_MS, SQLITE_MAX_INTEGER
 from app.storage.records import MessageStatus, RunStatus
 from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.events import ToolStatus
 
-EXPORT_FORMAT = "parley.conversation"
-EXPORT_VERSION = 1
+EXPORT_FORMAT: Final = "parley.conversation"
+EXPORT_VERSION: Final = 1
 # Largest export file `import` reads, in bytes.
 MAX_IMPORT_BYTES = 512 * 1024 * 1024
 # Numbers an import may hold: SQLite keeps integers in 64 bits, and times are epoch milliseconds up to the end of
@@ -143,7 +144,7 @@ def export_conversation(history: History, conversation_id: int) -> ConversationE
             tool_calls=[ExportedToolCall(
                 call_id=c.call_id, name=c.name, arguments=c.arguments, text_offset=c.text_offset,
                 output=None if c.output is None else ExportedToolOutput(
-                    status=c.output.status, content=c.output.content, duration_ms=c.output.duration_ms,  # type: ignore[arg-type]
+                    status=c.output.status, content=c.output.content, duration_ms=c.output.duration_ms,
                     truncated=c.output.truncated, data=c.output.data))
                 for c in m.tool_calls])
         for m in history.all_messages(conversation_id)
@@ -200,11 +201,11 @@ def import_conversation(history: History, document: ConversationExport) -> int:
     db = history.db
     c = document.conversation
     with storage_errors(history.path, "import the conversation"), db.atomic():
-        conversation_id = int(db.execute(
+        conversation_id = inserted_id(db.execute(
             "INSERT INTO conversations (title, created_at, updated_at, provider, model, system_prompt, pinned, "
             "archived) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [clean_title(c.title), c.created_at, c.updated_at, c.provider, c.model, c.system_prompt, int(c.pinned),
-             int(c.archived)]).lastrowid)
+             int(c.archived)]))
         run_ids = {run.id: uuid.uuid4().hex for run in document.runs}
         for run in document.runs:
             db.execute(
@@ -217,13 +218,13 @@ def import_conversation(history: History, document: ConversationExport) -> int:
                  None if run.error is None else json.dumps(run.error)])
         message_ids: dict[int, int] = {}
         for m in document.messages:
-            new_id = int(db.execute(
+            new_id = inserted_id(db.execute(
                 "INSERT INTO messages (conversation_id, parent_id, run_id, role, content, reasoning, status, "
                 "finish_reason, model, usage, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [conversation_id, None if m.parent_id is None else message_ids[m.parent_id],
                  None if m.run_id is None else run_ids[m.run_id], m.role, m.content, m.reasoning,
                  _live_status(m.status), m.finish_reason, m.model, None if m.usage is None else json.dumps(m.usage),
-                 m.created_at, m.created_at]).lastrowid)
+                 m.created_at, m.created_at]))
             message_ids[m.id] = new_id
             for position, call in enumerate(m.tool_calls):
                 call_row = db.execute(

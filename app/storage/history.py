@@ -19,6 +19,7 @@ from sqlite_utils import Database
 
 from app.storage.database import BUSY_TIMEOUT_S, open_database
 from app.storage.errors import guarded
+from app.storage.inserted import inserted_id
 from app.storage.integrity import DamagedDatabaseError, read_record
 from app.storage.records import (
     Conversation,
@@ -95,6 +96,10 @@ class History:
     def _record(self, table: str, row: dict[str, Any], build: Callable[[], R]) -> R:
         return read_record(self.path, table, row, build)
 
+    def _row_record(self, table: str, row: dict[str, Any], build: Callable[[dict[str, Any]], R]) -> R:
+        """``_record`` for a record built from the row alone (a list's rows, one call each)."""
+        return read_record(self.path, table, row, lambda: build(row))
+
     def _missing_conversation(self, conversation_id: int) -> Exception:
         """No row for this id: a wrong id (NotFoundError), unless messages or runs still point to it."""
         orphans = self.db.execute(
@@ -123,7 +128,7 @@ class History:
         cursor = self.db.execute(
             "INSERT INTO conversations (title, created_at, updated_at, provider, model, system_prompt) "
             "VALUES (?, ?, ?, ?, ?, ?)", [clean_title(title), now, now, provider, model, system_prompt])
-        return int(cursor.lastrowid)
+        return inserted_id(cursor)
 
     @guarded("read the conversation")
     def conversation(self, conversation_id: int) -> Conversation:
@@ -139,7 +144,7 @@ class History:
             "SELECT c.id, c.title, c.updated_at, c.pinned, c.archived, "
             "(SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count "
             f"FROM conversations c {where} ORDER BY c.pinned DESC, c.updated_at DESC, c.id DESC")
-        return [self._record("conversations", r, lambda r=r: ConversationSummary(
+        return [self._row_record("conversations", r, lambda r: ConversationSummary(
             id=r["id"], title=r["title"], updated_at=r["updated_at"], message_count=r["message_count"],
             pinned=bool(r["pinned"]), archived=bool(r["archived"]))) for r in rows]
 
@@ -209,7 +214,7 @@ class History:
             cursor = self.db.execute(
                 "INSERT INTO messages (conversation_id, parent_id, role, content, status, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?, 'complete', ?, ?)", [conversation_id, parent, role, content, now, now])
-            message_id = int(cursor.lastrowid)
+            message_id = inserted_id(cursor)
             self.db.execute("UPDATE conversations SET current_leaf_id = ?, updated_at = ? WHERE id = ?",
                             [message_id, now, conversation_id])
         return message_id
@@ -253,7 +258,7 @@ class History:
     def _records(self, rows: Iterable[dict[str, Any]]) -> list[MessageRecord]:
         rows = list(rows)
         calls = self._tool_calls(r["id"] for r in rows)
-        return [self._record("messages", r, lambda r=r: MessageRecord.from_row(r, calls.get(r["id"], ())))
+        return [self._row_record("messages", r, lambda r: MessageRecord.from_row(r, calls.get(r["id"], ())))
                 for r in rows]
 
     @guarded("read the conversation")
@@ -323,7 +328,7 @@ class History:
     def runs(self, conversation_id: int) -> list[RunRecord]:
         rows = self.db.query("SELECT * FROM runs WHERE conversation_id = ? ORDER BY started_at, rowid",
                              [conversation_id])
-        return [self._record("runs", r, lambda r=r: RunRecord.from_row(r)) for r in rows]
+        return [self._row_record("runs", r, RunRecord.from_row) for r in rows]
 
     @guarded("read the run events")
     def run_events(self, run_id: str) -> list[dict[str, Any]]:

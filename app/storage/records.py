@@ -9,7 +9,8 @@ from orchestration.bounded_json import loads_bounded
 
 MessageRole = Literal["user", "assistant"]
 MessageStatus = Literal["streaming", "complete", "interrupted", "error"]
-RunStatus = Literal["running", "complete", "interrupted", "error"]
+EndedRunStatus = Literal["complete", "interrupted", "error"]
+RunStatus = Literal["running"] | EndedRunStatus
 
 
 def loads_or_none(text: str | None) -> Any:

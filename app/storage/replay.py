@@ -51,7 +51,7 @@ def tool_results(record: MessageRecord) -> list[ToolResultMessage]:
                                              status="error"))
         else:
             results.append(ToolResultMessage(call_id=call.call_id, name=call.name, content=call.output.content,
-                                             status=call.output.status))  # type: ignore[arg-type]
+                                             status=call.output.status))
     return results
 
 

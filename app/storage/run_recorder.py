@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 
 from app.storage.errors import StorageError, storage_errors
 from app.storage.history import History, ResumePoint, now_ms
-from app.storage.records import MessageStatus, RunStatus
+from app.storage.inserted import inserted_id
+from app.storage.records import EndedRunStatus, MessageStatus, RunStatus
 from app.storage.transactions import write_transaction
 from orchestration.event_redaction import RedactingEmitter
 from orchestration.events import FinishReason, RunError, RunEvent, ToolCallInfo, ToolResult, event_json
@@ -34,7 +35,7 @@ from orchestration.redaction import redact_text, replace_secrets, withhold_secre
 # Longest time streamed text stays only in memory before a checkpoint writes it, in seconds.
 CHECKPOINT_INTERVAL_S = 2.0
 
-RUN_STATUS: dict[str, RunStatus] = {
+RUN_STATUS: dict[str, EndedRunStatus] = {
     "stop": "complete", "length": "complete", "tool_limit": "complete", "max_iterations": "complete",
     "cancelled": "interrupted", "error": "error",
 }
@@ -129,9 +130,10 @@ class RunRecorder:
                     "INSERT INTO messages (conversation_id, parent_id, role, content, status, created_at, "
                     "updated_at) VALUES (?, ?, 'user', ?, 'complete', ?, ?)",
                     [self.conversation_id, parent, replace_secrets(user_text, self.secrets), now, now])
-                anchor = int(cursor.lastrowid)
+                anchor = inserted_id(cursor)
             else:
-                anchor = self._reply_anchor(reply_to)  # type: ignore[arg-type]
+                assert reply_to is not None  # checked above: no user text means a regeneration
+                anchor = self._reply_anchor(reply_to)
             db.execute("INSERT INTO runs (id, conversation_id, user_message_id, provider, model, status, "
                        "started_at, owner_pid) VALUES (?, ?, ?, ?, ?, 'running', ?, ?)",
                        [run_id, self.conversation_id, anchor, provider, model, now, os.getpid()])
@@ -170,34 +172,33 @@ class RunRecorder:
         if not self._active:
             raise RuntimeError("RunRecorder received an event before begin() or after done")
         self._events.append(event)
-        kind = event.type
-        if kind == "run_started":
+        if event.type == "run_started":
             self._provider, self._model = event.provider, event.model
-        elif kind == "content":
+        elif event.type == "content":
             turn = self._turn(event.iteration)
             turn.text.append(event.content)
             turn.text_length += len(event.content)
             self._dirty = True
-        elif kind == "reasoning":
+        elif event.type == "reasoning":
             self._turn(event.iteration).reasoning.append(event.content)
             self._dirty = True
-        elif kind == "tool_calls":
+        elif event.type == "tool_calls":
             turn = self._turn(event.iteration)
             turn.calls.extend((call, turn.text_length) for call in event.calls)
-        elif kind == "tool_result":
+        elif event.type == "tool_result":
             self._results[(event.iteration, event.id)] = event
-        elif kind == "usage":
+        elif event.type == "usage":
             turn = self._turn(event.iteration)
             counts = {"input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
                       "reasoning_tokens": event.reasoning_tokens, "cached_tokens": event.cached_tokens}
             turn.usage = {k: (turn.usage or {}).get(k, 0) + v for k, v in counts.items()}
-        elif kind == "model_call_finished" and event.input_tokens is None:
+        elif event.type == "model_call_finished" and event.input_tokens is None:
             self._usage_unknown = True
-        elif kind == "warning" and event.code == "TOOL_CALLS_IGNORED":
+        elif event.type == "warning" and event.code == "TOOL_CALLS_IGNORED":
             self._turn(event.iteration).calls_ignored = True
-        elif kind == "error":
+        elif event.type == "error":
             self._error = event
-        elif kind == "done":
+        elif event.type == "done":
             self._finish(event.finish_reason)
             return
         if self._dirty:
@@ -264,7 +265,7 @@ class RunRecorder:
         self._active = False
 
     @staticmethod
-    def _message_status(turn: _Turn, last: _Turn, final: tuple[RunStatus, str] | None
+    def _message_status(turn: _Turn, last: _Turn, final: tuple[EndedRunStatus, str] | None
                         ) -> tuple[MessageStatus, str | None]:
         if final is None:
             return "streaming", None
@@ -280,7 +281,7 @@ class RunRecorder:
             return text
         return withhold_secret_start(text, self.secrets)[0]
 
-    def _write_turns(self, final: tuple[RunStatus, str] | None) -> int:
+    def _write_turns(self, final: tuple[EndedRunStatus, str] | None) -> int:
         """Insert or update one assistant message per model call; returns the id of the last one (the leaf)."""
         assert self.ids is not None
         db = self.history.db
@@ -299,7 +300,7 @@ class RunRecorder:
                     "VALUES (?, ?, ?, 'assistant', ?, ?, ?, ?, ?, ?, ?, ?)",
                     [self.conversation_id, parent, self.ids.run_id, content, reasoning, status, finish_reason,
                      self._model, usage, now, now])
-                turn.message_id = int(cursor.lastrowid)
+                turn.message_id = inserted_id(cursor)
             else:
                 db.execute("UPDATE messages SET content = ?, reasoning = ?, status = ?, finish_reason = ?, "
                            "usage = ?, updated_at = ? WHERE id = ?",

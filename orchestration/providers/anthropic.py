@@ -11,7 +11,7 @@ marks on the system prompt and the tools. Thinking blocks go back unchanged, bef
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any
 
@@ -29,10 +29,12 @@ from orchestration.messages import (
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
 from orchestration.providers.config import ProviderConfig
+from orchestration.reasoning_effort import ReasoningEffort
 
 FORMAT = "anthropic"  # ReasoningPart.provider_format of thinking blocks that may be sent back
 DEFAULT_MAX_TOKENS = 8192  # Anthropic requires max_tokens; this is sent when the run sets none
-THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}  # budget_tokens per effort
+# budget_tokens per effort
+THINKING_BUDGETS: dict[ReasoningEffort, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 MIN_THINKING_BUDGET = 1024  # the smallest budget Anthropic accepts
 CACHE_MARK = {"type": "ephemeral"}
 
@@ -179,7 +181,7 @@ class AnthropicReader(WireReader):
         if kind == "error" or event == "error":
             raise self.error_frame(obj)
         if kind == "message_start":
-            message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+            message = wire_values.mapping(obj, "message")
             events = self.acc.meta(message.get("id"), message.get("model"))
             return events + self._overlay_usage(message.get("usage"))
         if kind == "content_block_start":
@@ -192,7 +194,7 @@ class AnthropicReader(WireReader):
                 return self.acc.complete_call(index=index)
             return []
         if kind == "message_delta":
-            delta = obj.get("delta") if isinstance(obj.get("delta"), dict) else {}
+            delta = wire_values.mapping(obj, "delta")
             self._stop_reason(delta.get("stop_reason"))
             return self._overlay_usage(obj.get("usage"))
         if kind == "message_stop":
@@ -254,7 +256,7 @@ class AnthropicReader(WireReader):
         if obj.get("type") == "error":
             raise self.error_frame(obj)
         events = self.acc.meta(obj.get("id"), obj.get("model"))
-        blocks = obj.get("content") if isinstance(obj.get("content"), list) else []
+        blocks = wire_values.items(obj, "content")
         for index, block in enumerate(blocks):
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 events += self.acc.tool_call(id=block.get("id"), name=str(block.get("name") or ""),
@@ -274,7 +276,7 @@ def _json_text(value: Any) -> str:
 class AnthropicAdapter(HTTPChatAdapter):
     """Messages API over one provider's transport."""
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         payload = build_payload(request, self.config)
         reader = AnthropicReader(self.provider_name, think_tags=self.capabilities.think_tags)
         async with aclosing(self.read("messages", payload, reader)) as events:

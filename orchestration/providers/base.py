@@ -9,7 +9,7 @@ that stops without it is a ``StreamError`` carrying the partial answer, never a 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -173,7 +173,7 @@ class HTTPChatAdapter:
     async def aclose(self) -> None:
         await self.transport.aclose()
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         raise NotImplementedError
 
     def framing(self, content_type: str) -> FrameDecoder:
@@ -183,7 +183,7 @@ class HTTPChatAdapter:
         return SSEFrames()
 
     async def read(self, path: str, payload: dict[str, Any], reader: WireReader, *,
-                   framing: Callable[[str], FrameDecoder] | None = None) -> AsyncIterator[ProviderEvent]:
+                   framing: Callable[[str], FrameDecoder] | None = None) -> AsyncGenerator[ProviderEvent, None]:
         """POST ``payload`` and yield the reader's events, ending with ``ResponseComplete``. ``framing`` picks
         the body decoder from the content type (default: ``self.framing``)."""
         async with self.transport.stream("POST", path, payload) as response:

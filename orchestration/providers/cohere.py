@@ -9,7 +9,7 @@ parameterless tool's arguments may arrive as ``"null"``, which means no argument
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any
 
@@ -26,11 +26,13 @@ from orchestration.messages import (
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
 from orchestration.providers.config import ProviderConfig
+from orchestration.reasoning_effort import ReasoningEffort
 
 CHAT_PATH = "v2/chat"
 THINKING = "cohere"  # ReasoningPart.provider_format of thinking content
 TOOL_PLAN = "cohere-tool-plan"  # ReasoningPart.provider_format of a tool plan
-THINKING_BUDGETS = {"low": 1024, "medium": 4096, "high": 16384}  # token_budget per effort; minimal turns it off
+# token_budget per effort; minimal turns it off
+THINKING_BUDGETS: dict[ReasoningEffort, int] = {"low": 1024, "medium": 4096, "high": 16384}
 
 _FINISH: dict[str, ModelFinish] = {"COMPLETE": "stop", "STOP_SEQUENCE": "stop", "MAX_TOKENS": "length",
                                    "TOOL_CALL": "tool_calls"}
@@ -116,7 +118,7 @@ def usage_from_cohere(raw: dict[str, Any]) -> TokenUsage:
 
 
 def _message(obj: dict[str, Any]) -> dict[str, Any]:
-    delta = obj.get("delta") if isinstance(obj.get("delta"), dict) else {}
+    delta = wire_values.mapping(obj, "delta")
     message = delta.get("message")
     return message if isinstance(message, dict) else {}
 
@@ -139,13 +141,13 @@ class CohereReader(WireReader):
         if kind == "message-start":
             return self.acc.meta(obj.get("id"), None)
         if kind == "content-start":
-            content = message.get("content") if isinstance(message.get("content"), dict) else {}
+            content = wire_values.mapping(message, "content")
             if content.get("type") == "thinking":
                 self.acc.start_reasoning(provider_format=THINKING)
                 return self.acc.reasoning(content.get("thinking") or "")
             return self.text(content.get("text") or "")
         if kind == "content-delta":
-            content = message.get("content") if isinstance(message.get("content"), dict) else {}
+            content = wire_values.mapping(message, "content")
             if isinstance(content.get("thinking"), str):
                 return self.acc.reasoning(content["thinking"])
             return self.text(content.get("text") or "")
@@ -155,14 +157,14 @@ class CohereReader(WireReader):
                 self.acc.start_reasoning(provider_format=TOOL_PLAN)
             return self.acc.reasoning(message.get("tool_plan") or "")
         if kind in ("tool-call-start", "tool-call-delta"):
-            call = message.get("tool_calls") if isinstance(message.get("tool_calls"), dict) else {}
-            function = call.get("function") if isinstance(call.get("function"), dict) else {}
+            call = wire_values.mapping(message, "tool_calls")
+            function = wire_values.mapping(call, "function")
             return self.acc.tool_call_delta(index=index, id=call.get("id"), name=function.get("name"),
                                             arguments=function.get("arguments") or None)
         if kind == "tool-call-end":
             return self.acc.complete_call(index=index, fix_arguments=null_means_no_arguments)
         if kind == "message-end":
-            delta = obj.get("delta") if isinstance(obj.get("delta"), dict) else {}
+            delta = wire_values.mapping(obj, "delta")
             return self._end(delta.get("finish_reason"), delta.get("usage"))
         return []  # citations and unknown events
 
@@ -182,7 +184,7 @@ class CohereReader(WireReader):
         if not isinstance(obj, dict):
             raise self.malformed("the answer is not a JSON object")
         events = self.acc.meta(obj.get("id"), None)
-        message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        message = wire_values.mapping(obj, "message")
         if message.get("tool_plan"):
             self.acc.start_reasoning(provider_format=TOOL_PLAN)
             events += self.acc.reasoning(str(message["tool_plan"]))
@@ -203,7 +205,7 @@ class CohereReader(WireReader):
 class CohereAdapter(HTTPChatAdapter):
     """Cohere's v2 chat API over one provider's transport."""
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         payload = build_payload(request, self.config)
         reader = CohereReader(self.provider_name, think_tags=self.capabilities.think_tags)
         async with aclosing(self.read(CHAT_PATH, payload, reader)) as events:

@@ -11,7 +11,7 @@ served with an SSE content type is reported as the error it is.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any
 
@@ -29,13 +29,16 @@ from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.framing import FrameDecoder, JSONArrayFrames, SSEFrames, WholeBody
+from orchestration.reasoning_effort import ReasoningEffort
 
 DATA_KEY = "gemini"  # AssistantMessage.provider_data key for signatures that came on text parts
 SIGNATURE = "thought_signature"  # ToolCallPart.opaque key of a function call's thought signature
 SIGNATURE_WIRE = "thoughtSignature"  # the wire name of a part's signature
 GEMINI_ID = "gemini_id"  # ToolCallPart.opaque key of the id Gemini gave a call (absent when we assigned one)
-THINKING_BUDGETS = {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}  # Gemini 2.5 thinkingBudget
-THINKING_LEVELS = {"minimal": "low", "low": "low", "medium": "high", "high": "high"}  # Gemini 3 thinkingLevel
+# Gemini 2.5 thinkingBudget
+THINKING_BUDGETS: dict[ReasoningEffort, int] = {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
+# Gemini 3 thinkingLevel
+THINKING_LEVELS: dict[ReasoningEffort, str] = {"minimal": "low", "low": "low", "medium": "high", "high": "high"}
 
 _FINISH: dict[str, ModelFinish] = {
     "STOP": "stop",
@@ -214,8 +217,8 @@ class GeminiReader(WireReader):
         candidates = obj.get("candidates")
         candidate = candidates[0] if isinstance(candidates, list) and candidates else None
         if isinstance(candidate, dict):
-            content = candidate.get("content") if isinstance(candidate.get("content"), dict) else {}
-            parts = content.get("parts") if isinstance(content.get("parts"), list) else []
+            content = wire_values.mapping(candidate, "content")
+            parts = wire_values.items(content, "parts")
             for part in parts:
                 if isinstance(part, dict):
                     events += self._part(part)
@@ -260,7 +263,7 @@ class GeminiReader(WireReader):
 class GeminiAdapter(HTTPChatAdapter):
     """Gemini's generateContent API over one provider's transport."""
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         streaming = request.stream and self.capabilities.streaming
 
         def framing(content_type: str) -> FrameDecoder:

@@ -10,7 +10,7 @@ is asked for, ``options`` (num_predict, temperature) and ``format`` for JSON out
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any
 
@@ -110,7 +110,7 @@ class OllamaReader(WireReader):
         if obj.get("error"):
             raise self.error_frame(obj)
         events = self.acc.meta(None, obj.get("model"))
-        message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        message = wire_values.mapping(obj, "message")
         thinking = message.get("thinking")
         if isinstance(thinking, str):
             events += self.acc.reasoning(thinking)
@@ -145,7 +145,7 @@ class OllamaAdapter(HTTPChatAdapter):
     def framing(self, content_type: str) -> FrameDecoder:
         return NDJSONFrames()  # streamed (x-ndjson) or not (one JSON line), it is one object per line
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         payload = build_payload(request, self.config)
         reader = OllamaReader(self.provider_name, think_tags=self.capabilities.think_tags)
         async with aclosing(self.read(CHAT_PATH, payload, reader)) as events:

@@ -10,7 +10,7 @@ Anything that goes wrong mid-answer is raised as a ``ProviderError`` carrying th
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any
 
@@ -224,7 +224,7 @@ class ChunkReader:
         for call in calls if isinstance(calls, list) else []:
             if not isinstance(call, dict):
                 continue
-            fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+            fn = wire_values.mapping(call, "function")
             args = fn.get("arguments")
             if args is not None and not isinstance(args, str):
                 args = json.dumps(args)  # a few servers send the arguments as an object
@@ -318,7 +318,7 @@ class ChunkReader:
 class OpenAIChatAdapter(HTTPChatAdapter):
     """Chat Completions over one provider's transport (transport, capabilities and closing from the base)."""
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         payload = build_payload(request, self.config)
         reader = ChunkReader(self.provider_name, think_tags=self.config.capabilities.think_tags)
         reader.secrets = self.transport.secrets()
@@ -357,7 +357,7 @@ class OpenAIChatAdapter(HTTPChatAdapter):
         for event in reader.end():
             yield event
 
-    async def _read_sse(self, response: httpx.Response, reader: ChunkReader) -> AsyncIterator[ProviderEvent]:
+    async def _read_sse(self, response: httpx.Response, reader: ChunkReader) -> AsyncGenerator[ProviderEvent, None]:
         decoder = SSEDecoder()
         async for chunk in self.transport.iter_bytes(response):
             reader.keep_head(chunk)

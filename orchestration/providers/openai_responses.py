@@ -12,7 +12,7 @@ the full history is sent, with reasoning items (and their encrypted content) unc
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any
 
@@ -109,8 +109,9 @@ def build_payload(request: ModelRequest, config: ProviderConfig, *, continue_sta
     start = continued_from(request.messages, config) if continue_state else None
     history = request.messages if start is None else request.messages[start + 1:]
     payload: dict[str, Any] = {"model": request.model, "input": input_items(history), "store": caps.server_state}
-    if start is not None:
-        payload["previous_response_id"] = request.messages[start].response_id  # type: ignore[union-attr]
+    anchor = None if start is None else request.messages[start]
+    if isinstance(anchor, AssistantMessage):  # continued_from only returns an assistant turn's index
+        payload["previous_response_id"] = anchor.response_id
     instructions = "\n\n".join(m.content for m in request.messages if isinstance(m, SystemMessage))
     if instructions:
         payload["instructions"] = instructions
@@ -165,7 +166,7 @@ class ResponsesReader(WireReader):
         if kind == "error":
             raise self.error_frame(obj)
         if kind == "response.failed":
-            response = obj.get("response") if isinstance(obj.get("response"), dict) else {}
+            response = wire_values.mapping(obj, "response")
             raise self.error_frame(response.get("error") or obj)
         if kind in ("response.created", "response.in_progress"):
             return self._response_meta(obj.get("response"))
@@ -232,7 +233,7 @@ class ResponsesReader(WireReader):
         if item.get("type") == "reasoning":
             self.acc.reasoning_details([item], provider_format=FORMAT)
         elif item.get("type") == "function_call":
-            whole_arguments = item.get("arguments") if isinstance(item.get("arguments"), str) else ""
+            whole_arguments = wire_values.text(item, "arguments") or ""
             if not isinstance(index, int) or index not in self._call_indexes:
                 return self.acc.tool_call(id=item.get("call_id"), name=str(item.get("name") or ""),
                                           arguments=whole_arguments, opaque=_item_opaque(item))
@@ -246,7 +247,7 @@ class ResponsesReader(WireReader):
         if obj.get("error"):
             raise self.error_frame(obj["error"])
         events = self._response_meta(obj)
-        for item in obj.get("output") if isinstance(obj.get("output"), list) else []:
+        for item in wire_values.items(obj, "output"):
             if not isinstance(item, dict):
                 continue
             if item.get("type") == "reasoning":
@@ -277,7 +278,7 @@ def _lost_state(error: ProviderError) -> bool:
 class OpenAIResponsesAdapter(HTTPChatAdapter):
     """The Responses API over one provider's transport."""
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         payload = build_payload(request, self.config)
         try:
             async with aclosing(self._read(payload)) as events:
@@ -292,6 +293,6 @@ class OpenAIResponsesAdapter(HTTPChatAdapter):
             async for event in events:
                 yield event
 
-    def _read(self, payload: dict[str, Any]) -> AsyncIterator[ProviderEvent]:
+    def _read(self, payload: dict[str, Any]) -> AsyncGenerator[ProviderEvent, None]:
         reader = ResponsesReader(self.provider_name, self.config.id, think_tags=self.capabilities.think_tags)
         return self.read(PATH, payload, reader)

@@ -7,6 +7,7 @@ docs/providers.md has the same table for people.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from orchestration.providers.config import AuthStyle, Capabilities, ModelFamily, ProviderConfig
 
@@ -29,7 +30,13 @@ class Preset:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-_LOCAL = dict(key_required=False, local=True, idle_timeout=300.0)
+class _LocalServer(TypedDict):
+    key_required: bool
+    local: bool
+    idle_timeout: float
+
+
+_LOCAL = _LocalServer(key_required=False, local=True, idle_timeout=300.0)
 
 PRESETS: dict[str, Preset] = {
     p.name: p

@@ -57,7 +57,7 @@ def backoff_delay(attempt: int, retry_after: float | None, cap: float) -> float:
     """Seconds to wait before try ``attempt + 1``: Retry-After when given, else 0.5 s doubling with jitter."""
     if retry_after is not None:
         return min(retry_after, cap)
-    return min(cap, 0.5 * (2 ** (attempt - 1)) * (0.8 + 0.4 * random.random()))  # jitter never passes the cap
+    return min(cap, 0.5 * (2.0 ** (attempt - 1)) * (0.8 + 0.4 * random.random()))  # jitter never passes the cap
 
 
 def request_body(payload: dict[str, Any]) -> bytes:
@@ -141,7 +141,7 @@ class Transport:
                 check = ("Check that the server is running and the base URL is right." if self.config.local
                          else "Check the base URL and your network.")
                 error = ConnectionFailedError(
-                    f"Could not reach {self.name} at {self.config.base_url}: {exc or type(exc).__name__}. {check}",
+                    f"Could not reach {self.name} at {self.config.base_url}: {str(exc) or type(exc).__name__}. {check}",
                     provider=self.name)
             else:
                 if capture is not None:
@@ -183,7 +183,7 @@ class Transport:
                 provider=self.name) from exc
         except httpx.HTTPError as exc:
             raise ConnectionFailedError(
-                f"The connection to {self.name} broke during the answer: {exc or type(exc).__name__}.",
+                f"The connection to {self.name} broke during the answer: {str(exc) or type(exc).__name__}.",
                 provider=self.name) from exc
 
     async def read_capped(self, response: httpx.Response, limit: int = MAX_EVENT_BYTES) -> bytes:

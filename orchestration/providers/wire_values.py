@@ -35,3 +35,9 @@ def mapping(obj: Any, key: str) -> dict[str, Any]:
     """``obj[key]`` when it is an object, else an empty one."""
     value = obj.get(key) if isinstance(obj, dict) else None
     return value if isinstance(value, dict) else {}
+
+
+def items(obj: Any, key: str) -> list[Any]:
+    """``obj[key]`` when it is an array, else an empty one."""
+    value = obj.get(key) if isinstance(obj, dict) else None
+    return value if isinstance(value, list) else []

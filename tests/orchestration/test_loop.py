@@ -285,6 +285,8 @@ def test_unsafe_tools_run_alone_and_in_order(scripted, registry, probe):
     [
         (("nope", {}), "Unknown tool 'nope'. Available tools: add, slow"),
         (("add", "lorem ipsum"), "The arguments for add are not valid JSON"),
+        # json raises a plain ValueError (no .msg/.pos) for an integer past Python's 4,300-digit limit
+        (("add", '{"a": ' + "1" * 5000 + ', "b": 1}'), "The arguments for add could not be read (Exceeds the limit"),
         (("add", '["a"]'), "must be a JSON object"),
         (("add", {"a": "x", "b": 1}), "Invalid arguments for add: a: Input should be a valid number"),
         (("boom", {}), "boom failed: RuntimeError: disk on fire"),

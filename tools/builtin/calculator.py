@@ -37,6 +37,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import cast
 
 from pydantic import BaseModel, Field
 
@@ -343,7 +344,7 @@ class _Expression:
 
     def _eval(self, node: ast.expr) -> Number:
         if isinstance(node, ast.Constant):
-            return node.value  # type: ignore[no-any-return]  # checked to be int or float
+            return cast(Number, node.value)  # _check_constant let only int and float constants through
         if isinstance(node, ast.Name):
             return CONSTANTS[node.id]
         if isinstance(node, ast.UnaryOp):

@@ -16,7 +16,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, TextIO, cast
 
 import httpx2
 from mcp import types
@@ -66,7 +66,7 @@ class RestartPolicy:
     stable_after_s: float = 60.0
 
     def delay(self, attempt: int) -> float:
-        return min(self.first_delay_s * 2 ** (attempt - 1), self.max_delay_s)
+        return min(self.first_delay_s * 2.0 ** (attempt - 1), self.max_delay_s)
 
 
 DEFAULT_RESTART_POLICY = RestartPolicy()
@@ -316,7 +316,7 @@ class ServerConnection:
                 command, args = child_guard.guarded(command, args, pid_file=self._pid_file, cwd=s.cwd,
                                                     path=env.get("PATH", os.environ.get("PATH")))
             params = StdioServerParameters(command=command, args=args, env=env or None, cwd=s.cwd)
-            return stdio_client(params, errlog=errlog)
+            return stdio_client(params, errlog=cast(TextIO, errlog))  # a text-mode temporary file
         assert s.url is not None
         headers = {**s.headers, **{k: v for k, v in secrets.items() if k in s.secret_headers}}
         client = httpx2.AsyncClient(headers=headers, event_hooks={"response": [self._note_refusal]},

@@ -50,7 +50,7 @@ def result_output(result: types.CallToolResult, server: str, tool: str) -> ToolO
         except JSONLimitError as exc:
             parts.append(f"[structured content not shown: {exc}]")
     text = "\n\n".join(parts) if parts else "(the tool returned no content)"
-    data = {"kind": "mcp", "server": server, "tool": tool, "blocks": [b.type for b in result.content]}
+    data: dict[str, Any] = {"kind": "mcp", "server": server, "tool": tool, "blocks": [b.type for b in result.content]}
     if len(text) > MAX_RESULT_CHARS:
         data["too_large"] = len(text)
         return ToolOutput(text=f"MCP server {server!r} returned a result of {len(text):,} characters for tool "

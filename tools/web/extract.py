@@ -59,7 +59,7 @@ def _whole_body(document: lxml.html.HtmlElement) -> str:
         parent = element.getparent()
         if parent is not None:
             parent.remove(element)
-    return lxml.html.tostring(target, encoding="unicode")
+    return str(lxml.html.tostring(target, encoding="unicode"))
 
 
 def _title(document: Document, tree: lxml.html.HtmlElement | None) -> str | None:

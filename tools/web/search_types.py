@@ -78,7 +78,9 @@ class SearchError(Exception):
 class SearchBackend(Protocol):
     """One search service."""
 
-    id: SearchBackendId
+    @property
+    def id(self) -> SearchBackendId: ...  # read-only, so each backend may narrow it to its own Literal
+
     label: str  # the service's name as the user knows it ("Brave Search")
     key_required: bool
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 from typing import Any
 
+import httpx
 import pytest
 
 from orchestration.errors import (
@@ -274,3 +275,18 @@ async def test_a_lone_surrogate_from_an_earlier_answer_is_sent_as_a_replacement_
         await transport.aclose()
     assert loopback.requests[0].json == {"messages": [{"content": "a\ufffdb 😀"}]}
     assert loopback.requests[0].header("content-type") == "application/json"
+
+
+async def test_a_connection_error_without_a_message_is_named_by_its_type() -> None:
+    # httpcore raises ReadError("") when the socket breaks under it; the message must still say what happened.
+    # The one fake here is the client's transport: a broken socket cannot be produced on demand over loopback.
+    def broken(request: Any) -> Any:
+        raise httpx.ReadError("")
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(broken))
+    transport = Transport(ProviderConfig(id="test", base_url="http://127.0.0.1:9/v1", max_attempts=1),
+                          client=client, sleep=Sleeps())
+    with pytest.raises(ConnectionFailedError) as caught:
+        await read_all(transport)
+    await client.aclose()
+    assert "Could not reach test at http://127.0.0.1:9/v1: ReadError." in caught.value.message
