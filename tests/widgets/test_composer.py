@@ -6,11 +6,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
+from orchestration.reasoning_effort import effort_for_request
 from widgets.composer import (
     MAX_INPUT_LINES,
     REASONING_EFFORTS,
     Composer,
-    effort_for_request,
     message_text,
 )
 
