@@ -23,6 +23,8 @@ from orchestration.errors import ProviderError
 from orchestration.messages import UserMessage
 from orchestration.providers.base import WireReader
 from orchestration.providers.framing import FrameDecoder
+from orchestration.providers.openai_chat import ChunkReader
+from orchestration.providers.sse import SSEDecoder
 
 
 @dataclass
@@ -58,6 +60,24 @@ def read_pieces(reader: WireReader, framing: FrameDecoder, pieces: list[bytes]) 
         for piece in pieces:
             events.extend(reader.feed(framing, piece))
         events.extend(reader.close(framing, b"".join(pieces)))
+        events += reader.end()
+    except ProviderError as error:
+        return Outcome(events, error)
+    return Outcome(events)
+
+
+def read_openai_chat(key: str, pieces: list[bytes]) -> Outcome:
+    """An OpenAI Chat Completions body through the SSE decoder and ``ChunkReader`` (which is not a
+    ``WireReader``), for the recording ``key`` (its directory names the provider), without HTTP."""
+    decoder = SSEDecoder()
+    reader = ChunkReader(key.split("/")[0])
+    events: list[ProviderEvent] = []
+    try:
+        for piece in pieces:
+            for sse in decoder.feed(piece):
+                events += reader.sse_event(sse.event, sse.data)
+        for sse in decoder.close():
+            events += reader.sse_event(sse.event, sse.data)
         events += reader.end()
     except ProviderError as error:
         return Outcome(events, error)

@@ -1,16 +1,13 @@
-"""The Cohere v2 chat adapter: recorded streams (whole and re-chunked), payload, the two-step tool round trip
-with the parameterless-tool quirk, and failures. Recorded-stream tests skip when ../shared is absent."""
+"""The Cohere v2 chat adapter: payload, the two-step tool round trip with the parameterless-tool quirk, and
+failures. Its recorded streams are run by test_recorded_streams.py (skipped when ../shared is absent)."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
-from orchestration.engine import ModelRequest, NamedToolChoice, ResponseStarted, UsageReport
+from orchestration.engine import ModelRequest, NamedToolChoice
 from orchestration.events import RunEvent
 from orchestration.loop import RunLoop, RunRequest
 from orchestration.messages import (
@@ -23,12 +20,11 @@ from orchestration.messages import (
     UserMessage,
 )
 from orchestration.providers import adapter_for
-from orchestration.providers.cohere import CohereAdapter, CohereReader, build_payload
-from orchestration.providers.framing import SSEFrames
+from orchestration.providers.cohere import CohereAdapter, build_payload
 from orchestration.providers.presets import provider_from_preset
 from orchestration.tool_api import ToolSpec
 from tests.support import provider_fixtures as pf
-from tests.support.adapter_runs import Outcome, collect, read_pieces
+from tests.support.adapter_runs import collect
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.provider_wire import cohere_events, cohere_stream
 from tools import default_registry
@@ -52,81 +48,9 @@ def payload(**request: Any) -> dict[str, Any]:
 
 # --- recorded streams ----------------------------------------------------------------------------------
 
-def check_outcome(key: str, outcome: Outcome) -> None:
-    exp = pf.entry(key)["expected"]
-    done = outcome.complete
-    started = outcome.events[0]
-    assert isinstance(started, ResponseStarted) and started.response_id == exp["id"]
-    message = done.message
-    assert message.text == exp["text"]
-    thinking = "".join(p.text for p in message.parts if isinstance(p, ReasoningPart) and p.provider_format == "cohere")
-    plan = "".join(p.text for p in message.parts
-                   if isinstance(p, ReasoningPart) and p.provider_format == "cohere-tool-plan")
-    assert (thinking, plan) == (exp["thinking"], exp["tool_plan"])
-    assert message.reasoning == exp["thinking"] + exp["tool_plan"]
-    want = [(c["id"], c["name"], c["arguments"]) for c in exp["tool_calls"]]
-    assert [(c.id, c.name, c.arguments) for c in message.tool_calls] == want
-    assert [c.parsed_arguments() for c in message.tool_calls] == [c["arguments_parsed"] for c in exp["tool_calls"]]
-    assert done.native_finish_reason == exp["finish_reason"]
-    assert done.finish_reason == {"COMPLETE": "stop", "TOOL_CALL": "tool_calls"}[exp["finish_reason"]]
-    usage = exp["usage"]
-    assert done.usage is not None and done.usage.raw == usage
-    assert done.usage.input_tokens == usage["tokens"]["input_tokens"]
-    assert done.usage.cached_tokens == usage.get("cached_tokens", 0)
-    assert [e.usage for e in outcome.events if isinstance(e, UsageReport)][-1] == done.usage
-    assert outcome.text == message.text and outcome.reasoning == message.reasoning
-    assert outcome.announced == want
-
-
 def test_all_cohere_fixtures_are_found() -> None:
     pf.require()
     assert len(STREAMS) == 4
-
-
-@pytest.mark.parametrize("key", STREAMS)
-async def test_recorded_stream_over_http(key: str, loopback: LoopbackServer) -> None:
-    pf.require()
-    loopback.add("POST", PATH, Response(headers={"Content-Type": pf.content_type(key)},
-                                        chunks=list(pf.split_events(pf.body(key)))))
-    check_outcome(key, await collect(CohereAdapter(config(loopback.url))))
-    [sent] = loopback.requests
-    assert sent.json["messages"] == [{"role": "user", "content": "hi"}] and sent.json["stream"] is True
-    assert sent.header("authorization") == "Bearer test-key-not-real"
-
-
-@pytest.mark.parametrize("key", STREAMS)
-@settings(max_examples=30, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
-def test_rechunked_through_decoder(key: str, data: st.DataObject) -> None:
-    pf.require()
-    body = pf.body(key)
-    points = data.draw(st.lists(st.integers(1, len(body) - 1), max_size=80), label="cuts")
-    check_outcome(key, read_pieces(CohereReader("Cohere"), SSEFrames(), pf.cut(body, points)))
-
-
-@pytest.mark.parametrize("key", STREAMS)
-def test_rechunked_over_http(key: str, loopback: LoopbackServer) -> None:
-    pf.require()
-    body = pf.body(key)
-
-    @settings(max_examples=2, deadline=None, database=None)
-    @given(points=st.lists(st.integers(1, len(body) - 1), min_size=1, max_size=30))
-    def run(points: list[int]) -> None:
-        loopback.add("POST", PATH, Response(headers={"Content-Type": pf.content_type(key)},
-                                            chunks=list(pf.cut(body, points))))
-        check_outcome(key, asyncio.run(collect(CohereAdapter(config(loopback.url)))))
-
-    run()
-
-
-@pytest.mark.parametrize("key", STREAMS)
-def test_without_message_end_is_an_error(key: str) -> None:
-    pf.require()
-    body = pf.body(key)
-    cut_at = body.index(b'"type":"message-end"')
-    outcome = read_pieces(CohereReader("Cohere"), SSEFrames(), [body[:body.rindex(b"\n\n", 0, cut_at) + 2]])
-    assert outcome.error is not None and "message-end" in outcome.error.message
-    assert outcome.error.partial is not None
 
 
 # --- payload -------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""Ollama's native /api/chat adapter: recorded NDJSON streams (whole and re-chunked), payload, the two-step
-tool round trip, think tags, and failures. Recorded-stream tests skip when ../shared is absent."""
+"""Ollama's native /api/chat adapter: payload, the two-step tool round trip, think tags, and failures. Its
+recorded NDJSON streams are run by test_recorded_streams.py (skipped when ../shared is absent)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,7 @@ import json
 import socket
 from typing import Any
 
-import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from orchestration.engine import ModelRequest, ResponseStarted
+from orchestration.engine import ModelRequest
 from orchestration.errors import BadRequestError, mentions_tools
 from orchestration.events import RunEvent
 from orchestration.loop import RunLoop, RunRequest
@@ -24,12 +20,11 @@ from orchestration.messages import (
     UserMessage,
 )
 from orchestration.providers import adapter_for
-from orchestration.providers.framing import NDJSONFrames
-from orchestration.providers.ollama_native import OllamaAdapter, OllamaReader, build_payload
+from orchestration.providers.ollama_native import OllamaAdapter, build_payload
 from orchestration.providers.presets import provider_from_preset
 from orchestration.tool_api import ToolSpec
 from tests.support import provider_fixtures as pf
-from tests.support.adapter_runs import Outcome, Sleeps, collect, read_pieces
+from tests.support.adapter_runs import Sleeps, collect
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.provider_wire import ollama_lines, ollama_stream
 from tools import default_registry
@@ -52,54 +47,9 @@ def payload(**request: Any) -> dict[str, Any]:
 
 # --- recorded streams ----------------------------------------------------------------------------------
 
-def check_outcome(key: str, outcome: Outcome) -> None:
-    exp = pf.entry(key)["expected"]
-    done = outcome.complete
-    started = outcome.events[0]
-    assert isinstance(started, ResponseStarted) and started.model == exp["model"]
-    assert done.message.text == exp["text"] and done.message.reasoning == exp["thinking"]
-    assert done.message.tool_calls == [] == exp["tool_calls"]
-    assert done.native_finish_reason == exp["done_reason"] and done.finish_reason == "stop"
-    assert done.usage is not None
-    assert (done.usage.input_tokens, done.usage.output_tokens) == (exp["prompt_eval_count"], exp["eval_count"])
-    assert outcome.text == done.message.text
-
-
 def test_all_ollama_fixtures_are_found() -> None:
     pf.require()
     assert len(STREAMS) == 2
-
-
-@pytest.mark.parametrize("key", STREAMS)
-async def test_recorded_stream_over_http(key: str, loopback: LoopbackServer) -> None:
-    pf.require()
-    loopback.add("POST", PATH, Response(headers={"Content-Type": pf.content_type(key)},
-                                        chunks=pf.body(key).splitlines(keepends=True)))
-    outcome = await collect(OllamaAdapter(config(loopback.url)),
-                            ModelRequest(model=pf.entry(key)["expected"]["model"], messages=HI))
-    check_outcome(key, outcome)
-    [sent] = loopback.requests
-    assert sent.json["stream"] is True and sent.header("authorization") is None
-
-
-@pytest.mark.parametrize("key", STREAMS)
-@settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
-def test_rechunked(key: str, data: st.DataObject) -> None:
-    pf.require()
-    body = pf.body(key)
-    points = data.draw(st.lists(st.integers(1, len(body) - 1), max_size=80), label="cuts")
-    # think tags on (the preset's default) must not disturb text without tags
-    check_outcome(key, read_pieces(OllamaReader("Ollama", think_tags=True), NDJSONFrames(), pf.cut(body, points)))
-
-
-@pytest.mark.parametrize("key", STREAMS)
-def test_without_the_done_line_is_an_error(key: str) -> None:
-    pf.require()
-    lines = pf.body(key).splitlines(keepends=True)
-    outcome = read_pieces(OllamaReader("Ollama"), NDJSONFrames(), lines[:-1])
-    assert outcome.error is not None and outcome.error.code == "stream_error"
-    assert outcome.error.partial is not None and outcome.error.partial.text
 
 
 async def test_model_without_tools_error_body(loopback: LoopbackServer) -> None:
