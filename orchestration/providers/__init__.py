@@ -1,46 +1,25 @@
 """Providers (where requests go, with what credentials) and wire-format adapters (what is sent).
 
-``adapter_for`` picks the adapter for a provider's kind; several providers share one adapter.
+``adapter_for`` picks the adapter for a provider's kind from its registration (wire_formats.py); several
+providers share one adapter.
 """
 
 from __future__ import annotations
 
-import httpx
+from typing import TYPE_CHECKING
 
-from orchestration.engine import ChatAdapter
-from orchestration.providers.config import ProviderConfig
+from orchestration.providers.wire_formats import WIRE_KINDS, UnsupportedKindError, wire_format
 
-ADAPTER_KINDS = ("openai", "anthropic", "gemini", "ollama", "openai-responses", "cohere")
+if TYPE_CHECKING:  # the adapters (and httpx) load when one is asked for, not when the kinds are listed
+    import httpx
 
+    from orchestration.engine import ChatAdapter
+    from orchestration.providers.config import ProviderConfig
 
-class UnsupportedKindError(ValueError):
-    pass
+ADAPTER_KINDS = WIRE_KINDS
+__all__ = ["ADAPTER_KINDS", "UnsupportedKindError", "adapter_for"]
 
 
 def adapter_for(config: ProviderConfig, client: httpx.AsyncClient | None = None) -> ChatAdapter:
-    if config.kind == "openai":
-        from orchestration.providers.openai_chat import OpenAIChatAdapter
-
-        return OpenAIChatAdapter(config, client)
-    if config.kind == "anthropic":
-        from orchestration.providers.anthropic import AnthropicAdapter
-
-        return AnthropicAdapter(config, client)
-    if config.kind == "gemini":
-        from orchestration.providers.gemini import GeminiAdapter
-
-        return GeminiAdapter(config, client)
-    if config.kind == "ollama":
-        from orchestration.providers.ollama_native import OllamaAdapter
-
-        return OllamaAdapter(config, client)
-    if config.kind == "openai-responses":
-        from orchestration.providers.openai_responses import OpenAIResponsesAdapter
-
-        return OpenAIResponsesAdapter(config, client)
-    if config.kind == "cohere":
-        from orchestration.providers.cohere import CohereAdapter
-
-        return CohereAdapter(config, client)
-    raise UnsupportedKindError(
-        f"provider kind {config.kind!r} is not supported; available: {', '.join(ADAPTER_KINDS)}")
+    """The adapter for ``config``'s kind; UnsupportedKindError for a kind that is not registered."""
+    return wire_format(config.kind).adapter_class()(config, client)

@@ -18,6 +18,7 @@ import httpx
 from orchestration.errors import MalformedResponseError
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.transport import Sleep, Transport
+from orchestration.providers.wire_formats import format_of
 
 MAX_MODEL_PAGES = 20  # pages fetched at most from a paged model list
 PAGE_SIZE = 1000  # models asked for per page where the API takes a size
@@ -32,10 +33,11 @@ class ModelInfo:
 async def list_models(config: ProviderConfig, client: httpx.AsyncClient | None = None,
                       sleep: Sleep = asyncio.sleep) -> list[ModelInfo]:
     """The provider's models, in the order it lists them; raises ``ProviderError`` subclasses."""
+    lister = format_of(config).model_lister()  # UnsupportedKindError before any request
     transport = Transport(config, client, sleep=sleep)
     try:
-        lister = _LISTERS.get(config.kind, _openai)
-        return await lister(transport)
+        models: list[ModelInfo] = await lister(transport)
+        return models
     finally:
         await transport.aclose()
 
@@ -48,12 +50,12 @@ def _items(transport: Transport, body: Any, key: str) -> list[dict[str, Any]]:
     return [item for item in items if isinstance(item, dict)]
 
 
-async def _openai(transport: Transport) -> list[ModelInfo]:
+async def list_openai(transport: Transport) -> list[ModelInfo]:
     body = await transport.request_json("GET", "models")
     return [ModelInfo(str(m["id"])) for m in _items(transport, body, "data") if m.get("id")]
 
 
-async def _anthropic(transport: Transport) -> list[ModelInfo]:
+async def list_anthropic(transport: Transport) -> list[ModelInfo]:
     models: list[ModelInfo] = []
     after: str | None = None
     for _ in range(MAX_MODEL_PAGES):
@@ -67,7 +69,7 @@ async def _anthropic(transport: Transport) -> list[ModelInfo]:
     return models
 
 
-async def _gemini(transport: Transport) -> list[ModelInfo]:
+async def list_gemini(transport: Transport) -> list[ModelInfo]:
     models: list[ModelInfo] = []
     token: str | None = None
     for _ in range(MAX_MODEL_PAGES):
@@ -84,13 +86,13 @@ async def _gemini(transport: Transport) -> list[ModelInfo]:
     return models
 
 
-async def _ollama(transport: Transport) -> list[ModelInfo]:
+async def list_ollama(transport: Transport) -> list[ModelInfo]:
     body = await transport.request_json("GET", "api/tags")
     return [ModelInfo(str(m.get("model") or m["name"])) for m in _items(transport, body, "models")
             if m.get("model") or m.get("name")]
 
 
-async def _cohere(transport: Transport) -> list[ModelInfo]:
+async def list_cohere(transport: Transport) -> list[ModelInfo]:
     models: list[ModelInfo] = []
     token: str | None = None
     for _ in range(MAX_MODEL_PAGES):
@@ -103,5 +105,3 @@ async def _cohere(transport: Transport) -> list[ModelInfo]:
     return models
 
 
-_LISTERS = {"openai": _openai, "openai-responses": _openai, "anthropic": _anthropic, "gemini": _gemini,
-            "ollama": _ollama, "cohere": _cohere}

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 from orchestration.providers.config import AuthStyle, Capabilities, ModelFamily, ProviderConfig
+from orchestration.providers.wire_formats import WIRE_FORMATS, WireKind
 
 ANTHROPIC_VERSION = "2023-06-01"  # the anthropic-version header every Messages request carries
 OPENAI_MAX_TOOLS = 128  # OpenAI refuses requests with more functions than this
@@ -25,7 +26,7 @@ class Preset:
     key_required: bool = True
     local: bool = False
     idle_timeout: float = 60.0
-    kind: str = "openai"
+    kind: WireKind = "openai"
     auth: AuthStyle = "bearer"
     headers: dict[str, str] = field(default_factory=dict)
 
@@ -105,15 +106,8 @@ PRESETS: dict[str, Preset] = {
 }
 
 
-KIND_PRESETS: dict[str, str] = {
-    "openai": "openai",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
-    "ollama": "ollama-native",
-    "openai-responses": "openai-responses",
-    "cohere": "cohere",
-}
-"""The preset a wire format starts from when none is named."""
+KIND_PRESETS: dict[str, str] = {f.kind: f.preset for f in WIRE_FORMATS.values()}
+"""The preset a wire format starts from when none is named (from its registration in wire_formats.py)."""
 
 
 def provider_from_preset(preset_name: str, *, provider_id: str | None = None, base_url: str | None = None,

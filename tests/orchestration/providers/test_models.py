@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from orchestration.errors import AuthenticationError, MalformedResponseError
+from orchestration.providers import UnsupportedKindError
 from orchestration.providers.models import ModelInfo, list_models
 from orchestration.providers.presets import provider_from_preset
 from tests.support.loopback import LoopbackServer, Response
@@ -74,3 +75,12 @@ async def test_errors_are_typed(loopback: LoopbackServer) -> None:
     with pytest.raises(MalformedResponseError) as malformed:
         await list_models(config("anthropic", loopback, "/v1"))
     assert "'data'" in malformed.value.message
+
+
+async def test_an_unknown_kind_is_an_error_not_an_openai_request(loopback: LoopbackServer) -> None:
+    # the model list once fell back to OpenAI's GET /models for a kind no adapter speaks
+    loopback.add("GET", "/v1/models", Response.json({"object": "list", "data": [{"id": "gpt-x"}]}))
+    config = provider_from_preset("openai", base_url=loopback.url + "/v1").model_copy(update={"kind": "mystery"})
+    with pytest.raises(UnsupportedKindError, match="'mystery' is not supported; available: openai, anthropic"):
+        await list_models(config)
+    assert loopback.requests == []
