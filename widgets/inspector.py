@@ -58,6 +58,7 @@ class Inspector(QDockWidget):
         self.setAccessibleName("Run inspector")
         self.trace: RunTrace | None = None
         self._live: RunTrace | None = None
+        self._owns_live = True  # False while the live trace is a conversation state's (set_live)
         self._dirty = False
         self.redraws = 0
         self._frame = QTimer(self)
@@ -173,6 +174,17 @@ class Inspector(QDockWidget):
         self._redraw()
 
     # --- live ---------------------------------------------------------------------------------------
+    def set_live(self, trace: RunTrace | None) -> None:
+        """The open conversation's run that is going (its trace keeps growing), or None: the timeline shows
+        it, else nothing until a run is chosen. Another conversation's run never shows here."""
+        self._live = trace
+        self._owns_live = False  # the conversation's state folds the events into it
+        self.trace = None
+        if trace is not None:
+            self.show_trace(trace)
+        else:
+            self._redraw()
+
     def set_secrets(self, secrets: list[str]) -> None:
         """Secrets of the next live run (the key in use), hidden in everything shown."""
         self._secrets = list(secrets)
@@ -180,6 +192,7 @@ class Inspector(QDockWidget):
     def handle_event(self, event: Any) -> None:
         if event.type == "run_started":
             self._live = RunTrace(getattr(self, "_secrets", []))
+            self._owns_live = True
             self._live.apply(event)
             self._add_run(self._live.summary(), top=True)
             self.empty.hide()
@@ -187,7 +200,8 @@ class Inspector(QDockWidget):
             return
         if self._live is None or event.run_id != self._live.run_id:
             return
-        self._live.apply(event)
+        if self._owns_live:
+            self._live.apply(event)
         if event.type == "done":
             self._update_live_label()
         if self.trace is self._live:
