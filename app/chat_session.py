@@ -429,6 +429,7 @@ class ChatSession(QObject):
         self.window.chat_view.add_user_message(text)
         self.window.reasoning_pane.expect_reasoning(state.expect_reasoning)
         self.controller.start(prepared, text, approver)
+        self.views.starting(conversation_id)
         self.window.set_status(model=f"{plan.target.config.id} · {plan.target.model}")
         self.refresh_conversations()
 

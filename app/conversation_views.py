@@ -87,6 +87,13 @@ class ConversationViews:
             self.states.drop(self.shown)
 
     # --- live runs ------------------------------------------------------------------------------------
+    def starting(self, conversation_id: int | None) -> None:
+        """A run of the conversation on screen was sent: the chat waits for the model from now on."""
+        state = self.states.get(conversation_id)
+        state.running = state.waiting = True
+        state.reasoning_seen = False
+        display.show_progress(self.window, state)
+
     def pending(self, conversation_id: int | None, call_ids: list[str]) -> None:
         """The run of ``conversation_id`` waits for the user's approval of ``call_ids`` ([] once decided)."""
         state = self.states.get(conversation_id)

@@ -380,7 +380,8 @@ class ChatView(QTextBrowser):
         self._close_region()
         if self._streaming and self._history:
             message = self._history[-1]
-            for chip in message.tools:
+            answer = next((m for m in reversed(self._history) if m.role == "assistant"), message)
+            for chip in answer.tools:
                 if chip.status == "pending":  # still waiting for approval when the run ended (Stop, an error)
                     chip.status = "stopped"
                     if chip.id in self._chips:

@@ -279,6 +279,7 @@ class SearchResultsPane(QWidget):
         searches = self._results.searches()
         if not entries and not searches:
             self._summary.setText(EMPTY_TEXT)
+            self._queries.clear()
             self._queries.hide()
             return
         read = sum(entry.read for entry in entries)
