@@ -475,7 +475,8 @@ class ChatSession(QObject):
             self.window.show_error_in_chat(str(problem))
             return
         self.window.conversations.set_conversations(
-            [ConversationItem(s.id, s.title, s.updated_at, s.pinned) for s in summaries],
+            [ConversationItem(s.id, s.title, s.updated_at, s.pinned, self.controller.is_running(s.id))
+             for s in summaries],
             selected=self.conversation_id)
 
     def new_chat(self) -> None:

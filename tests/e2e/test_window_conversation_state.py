@@ -25,7 +25,9 @@ from tests.support.memory_keyring import MemoryKeyring
 from tests.support.openai_wire import stream_chunks, stream_response
 from tests.support.search_wire import searxng_results
 from tests.support.window_snapshot import snapshot, until
+from widgets.conversation_delegate import DETAIL_ROLE
 from widgets.conversation_display import EMPTY_CHAT_TEXT
+from widgets.conversation_list import ANSWERING_TEXT, ID_ROLE
 
 PAGE = ("<html><head><title>How otters hold hands</title></head><body><h1>Rafts</h1>"
         "<p>Sea otters hold hands while they sleep so that they do not drift apart.</p></body></html>")
@@ -75,6 +77,11 @@ def configure(server: LoopbackServer, workspace: Path) -> None:
     settings.search.base_urls = {"searxng": server.url}
     save_settings(settings, resolve_paths().settings)
 
+
+
+def answering(window: Any) -> dict[int, bool]:
+    rows = [window.conversations.list.item(i) for i in range(window.conversations.list.count())]
+    return {row.data(ID_ROLE): row.data(DETAIL_ROLE) == ANSWERING_TEXT for row in rows}
 
 
 def open_window(qtbot: Any) -> tuple[Any, Any]:
@@ -174,6 +181,7 @@ def test_a_run_streams_into_its_own_conversation_while_another_is_shown(qtbot, q
         assert "Quick answer." in window.chat_view.toPlainText()
         assert "slow" not in window.chat_view.toPlainText() and window.reasoning_pane.phase_count() == 0
         assert session.controller.is_running(a) and not window.composer.is_running()
+        assert answering(window) == {a: True, b: False}  # the list says which conversation is still answering
 
         session.open_conversation(a)  # back to A: its run is still going, shown live
         assert window.composer.is_running() and window.typing.text() == "Waiting for the model…"
@@ -186,6 +194,7 @@ def test_a_run_streams_into_its_own_conversation_while_another_is_shown(qtbot, q
         window.chat_view.flush()
         assert "Slow answer" not in window.chat_view.toPlainText() and window.reasoning_pane.phase_count() == 0
         assert window.usage_label.text() == "5 in · 3 out"
+        assert answering(window) == {a: False, b: False}
         session.open_conversation(a)
         assert "Slow answer, finished." in window.chat_view.toPlainText()
         assert window.reasoning_pane.phase_count() == 1 and not window.composer.is_running()
