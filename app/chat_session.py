@@ -185,6 +185,7 @@ class ChatSession(QObject):
         w.menus.theme_requested.connect(self.set_theme)
         w.menus.version = parley_version()
         w.menus.set_theme(settings.ui.theme)
+        self.views.show_new()  # the window opens on a new chat, with its hint
         if storage_problem:
             w.show_error_in_chat(storage_problem)
         self.refresh_providers()

@@ -46,7 +46,7 @@ def show_state(window: MainWindow, state: ConversationState, messages: list[Chat
         chat.flush()
         chat.scroll_to_bottom()
     window.reasoning_pane.flush()
-    window.inspector.set_live(state.trace if state.running else None)
+    window.inspector.set_live(state.trace)  # the latest run's timeline, growing while it goes
     window.composer.set_running(state.running)
     show_progress(window, state)
 

@@ -175,8 +175,8 @@ class Inspector(QDockWidget):
 
     # --- live ---------------------------------------------------------------------------------------
     def set_live(self, trace: RunTrace | None) -> None:
-        """The open conversation's run that is going (its trace keeps growing), or None: the timeline shows
-        it, else nothing until a run is chosen. Another conversation's run never shows here."""
+        """The open conversation's latest run (its trace keeps growing while it goes), or None for a conversation
+        without runs: the timeline shows it. Another conversation's run never shows here."""
         self._live = trace
         self._owns_live = False  # the conversation's state folds the events into it
         self.trace = None
