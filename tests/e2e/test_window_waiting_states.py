@@ -46,6 +46,14 @@ def approval_server():
         yield server
 
 
+def asked_to_read(qtbot: Any, loop: Any, server: LoopbackServer, tmp_path: Path) -> tuple[Any, Any, list[Any]]:
+    """The window, after a send whose run now waits for the user's approval of ``read_file``."""
+    window, session, ended = open_window(qtbot, server, tmp_path / "work")
+    session.send("read my notes")
+    until(loop, lambda: window.approval.is_asking())
+    return window, session, ended
+
+
 def test_the_typing_indicator_shows_until_the_first_token(qtbot, qasync_loop, loopback, tmp_path):
     first = stream_chunks("Hello there.")
     loopback.add("POST", "/v1/chat/completions", Response.sse(first, done=True, chunk_delay=0.3))
@@ -79,9 +87,7 @@ def test_the_typing_indicator_goes_on_an_error_and_on_stop(qtbot, qasync_loop, l
 
 
 def test_a_pending_chip_until_the_decision(qtbot, qasync_loop, approval_server, tmp_path):
-    window, session, ended = open_window(qtbot, approval_server, tmp_path / "work")
-    session.send("read my notes")
-    until(qasync_loop, lambda: window.approval.is_asking())
+    window, session, ended = asked_to_read(qtbot, qasync_loop, approval_server, tmp_path)
     assert chips(window) == [("read_file", "waiting for your approval")]
     assert window.typing.text() == "Waiting for your approval…"
     window.approval.allow_all.click()
@@ -93,9 +99,7 @@ def test_a_pending_chip_until_the_decision(qtbot, qasync_loop, approval_server, 
 
 
 def test_stop_while_an_approval_is_pending_ends_the_pending_chip(qtbot, qasync_loop, approval_server, tmp_path):
-    window, session, ended = open_window(qtbot, approval_server, tmp_path / "work")
-    session.send("read my notes")
-    until(qasync_loop, lambda: window.approval.is_asking())
+    window, session, ended = asked_to_read(qtbot, qasync_loop, approval_server, tmp_path)
     window.composer.stop_requested.emit()
     until(qasync_loop, lambda: bool(ended))
     assert chips(window) == [("read_file", "not run (the run ended first)")]
@@ -104,10 +108,8 @@ def test_stop_while_an_approval_is_pending_ends_the_pending_chip(qtbot, qasync_l
 
 
 def test_the_approval_question_stays_with_its_conversation(qtbot, qasync_loop, approval_server, tmp_path):
-    window, session, ended = open_window(qtbot, approval_server, tmp_path / "work")
-    session.send("read my notes")
+    window, session, ended = asked_to_read(qtbot, qasync_loop, approval_server, tmp_path)
     asking = session.conversation_id
-    until(qasync_loop, lambda: window.approval.is_asking())
     session.new_chat()  # another conversation: its panel asks nothing, its chat waits for nothing
     assert not window.approval.is_asking() and window.typing.text() == "" and chips(window) == []
     window.approval.deny_all.click()  # a hidden panel's buttons decide nothing for the other conversation
