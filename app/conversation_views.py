@@ -16,6 +16,7 @@ from app.history_view import chat_messages
 from app.live_runs import LiveRun, LiveRuns
 from app.storage import History
 from app.storage.records import MessageRecord
+from app.storage.run_view import run_view_events
 from orchestration.events import RunEvent
 from widgets import conversation_display as display
 from widgets.conversation_state import NEW_CHAT, ConversationState, ConversationStates
@@ -27,7 +28,7 @@ def stored_state(history: History, conversation_id: int) -> ConversationState:
     runs = history.runs(conversation_id)
     if not runs:
         return ConversationState(conversation_id)
-    return ConversationState.from_stored(conversation_id, history.run_events(runs[-1].id))
+    return ConversationState.from_stored(conversation_id, run_view_events(history, runs[-1].id))
 
 
 def before_live_answer(records: list[MessageRecord]) -> list[MessageRecord]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from orchestration.events import RunEvent
 from widgets.chat_view import ChatMessage
-from widgets.conversation_state import ConversationState
+from widgets.conversation_state import ConversationState, coalesced
 
 if TYPE_CHECKING:
     from widgets.main_window import MainWindow
@@ -35,7 +35,7 @@ def show_state(window: MainWindow, state: ConversationState, messages: list[Chat
     window.search_pane.clear()
     window.banner.clear()
     window.reasoning_pane.expect_reasoning(state.running and state.expect_reasoning)
-    for event in state.events:
+    for event in coalesced(state.events):
         if state.running:
             chat.handle_event(event)
         window.reasoning_pane.handle_event(event)

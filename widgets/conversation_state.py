@@ -10,7 +10,7 @@ widgets, and so look the same. ``ConversationStates`` holds one state per conver
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,44 @@ NEW_CHAT = None  # the key of a conversation not saved yet (a new chat, or a ses
 
 # Events after which the chat no longer waits for the model to begin its answer.
 _ANSWER_BEGUN = frozenset({"content", "tool_calls", "error", "done"})
+_TEXT = frozenset({"content", "reasoning"})  # streamed pieces: consecutive ones of a model call join into one
+
+
+def coalesced(events: Iterable[RunEvent]) -> Iterator[RunEvent]:
+    """The events with each stretch of consecutive text pieces of one kind and model call joined into one event
+    (the first piece's seq and time). The panes, the chat and the trace show the same for either; a replay of a
+    long answer then costs a few events instead of one per streamed piece."""
+    pieces: list[str] = []
+    first: RunEvent | None = None
+    for event in events:
+        if first is not None and (event.type != first.type or event.iteration != first.iteration):
+            yield first if len(pieces) == 1 else first.model_copy(update={"content": "".join(pieces)})
+            first, pieces = None, []
+        if event.type in _TEXT:
+            first = first or event
+            pieces.append(event.content)  # type: ignore[union-attr]
+        else:
+            yield event
+    if first is not None:
+        yield first if len(pieces) == 1 else first.model_copy(update={"content": "".join(pieces)})
+
+
+def _coalesced_stored(stored: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """``coalesced`` for stored events (JSON objects), before they are validated one by one."""
+    pieces: list[str] = []
+    first: dict[str, Any] | None = None
+    for data in stored:
+        if first is not None and (data.get("type") != first.get("type")
+                                  or data.get("iteration") != first.get("iteration")):
+            yield {**first, "content": "".join(pieces)}
+            first, pieces = None, []
+        if data.get("type") in _TEXT and isinstance(data.get("content"), str):
+            first = first or data
+            pieces.append(data["content"])
+        else:
+            yield data
+    if first is not None:
+        yield {**first, "content": "".join(pieces)}
 
 
 @dataclass
@@ -95,7 +133,7 @@ class ConversationState:
     def from_stored(cls, conversation_id: int | None, stored: Iterable[dict[str, Any]]) -> ConversationState:
         """A conversation's latest run read back from the database (its stored, redacted event stream)."""
         state = cls(conversation_id)
-        for data in stored:
+        for data in _coalesced_stored(stored):
             try:
                 event = parse_event(data)
             except ValueError:  # a stored event this version cannot read: the rest still shows

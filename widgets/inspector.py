@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QHBoxLayout,
@@ -179,11 +179,17 @@ class Inspector(QDockWidget):
         without runs: the timeline shows it. Another conversation's run never shows here."""
         self._live = trace
         self._owns_live = False  # the conversation's state folds the events into it
-        self.trace = None
+        self.trace = trace
         if trace is not None:
-            self.show_trace(trace)
-        else:
+            self._select_run_row(trace.run_id)
+        if self.isVisible():
             self._redraw()
+        else:  # drawn when the drawer opens: switching conversations with it closed costs nothing here
+            self._dirty = True
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.flush()
 
     def set_secrets(self, secrets: list[str]) -> None:
         """Secrets of the next live run (the key in use), hidden in everything shown."""

@@ -8,7 +8,7 @@ import json
 
 from orchestration.events import Usage, event_json
 from tests.support.run_script import RunScript
-from widgets.conversation_state import NEW_CHAT, ConversationState, ConversationStates
+from widgets.conversation_state import NEW_CHAT, ConversationState, ConversationStates, coalesced
 
 
 def test_the_fold_keeps_the_latest_run_its_tokens_and_its_waiting_state():
@@ -67,3 +67,15 @@ def test_the_registry_keeps_one_state_per_conversation_and_moves_a_saved_new_cha
     assert states.running() == [13] and len(states) == 2
     states.drop(12)
     assert states.find(12) is None
+
+
+def test_coalesced_joins_consecutive_pieces_of_one_kind_and_model_call_only():
+    script = RunScript("run-a")
+    events = [script.started(), script.reasoning("a"), script.reasoning("b"), script.content("c"),
+              script.content("d")]
+    script.next_call()
+    events += [script.content("e"), script.done()]
+    joined = list(coalesced(events))
+    assert [(e.type, getattr(e, "content", None), e.seq) for e in joined] == [
+        ("run_started", None, 1), ("reasoning", "ab", 2), ("content", "cd", 4), ("content", "e", 6),
+        ("done", None, 7)]
