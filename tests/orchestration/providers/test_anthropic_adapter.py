@@ -20,8 +20,8 @@ from orchestration.messages import (
 )
 from orchestration.providers import adapter_for
 from orchestration.providers.anthropic import AnthropicAdapter, build_payload
-from orchestration.providers.presets import provider_from_preset
 from orchestration.tool_api import ToolSpec
+from tests.support.adapter_requests import payload_maker, preset_config
 from tests.support.adapter_runs import collect
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.provider_wire import anthropic_events, anthropic_stream
@@ -34,13 +34,10 @@ HI = [UserMessage(content="hi")]
 
 
 def config(base_url: str = "http://x/v1") -> Any:
-    return provider_from_preset("anthropic", base_url=base_url, api_key="test-key-not-real")
+    return preset_config("anthropic", base_url)
 
 
-def payload(**request: Any) -> dict[str, Any]:
-    request.setdefault("model", "claude-sonnet-4")
-    request.setdefault("messages", HI)
-    return build_payload(ModelRequest(**request), config())
+payload = payload_maker(build_payload, config, "claude-sonnet-4")
 
 
 # --- payload -------------------------------------------------------------------------------------------

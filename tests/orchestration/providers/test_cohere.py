@@ -21,9 +21,9 @@ from orchestration.messages import (
 )
 from orchestration.providers import adapter_for
 from orchestration.providers.cohere import CohereAdapter, build_payload
-from orchestration.providers.presets import provider_from_preset
 from orchestration.tool_api import ToolSpec
 from tests.support import provider_fixtures as pf
+from tests.support.adapter_requests import payload_maker, preset_config
 from tests.support.adapter_runs import collect
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.provider_wire import cohere_events, cohere_stream
@@ -37,13 +37,10 @@ TIME = ToolSpec(name="time", description="Time", parameters={"type": "object", "
 
 
 def config(base_url: str = "http://x") -> Any:
-    return provider_from_preset("cohere", base_url=base_url, api_key="test-key-not-real")
+    return preset_config("cohere", base_url)
 
 
-def payload(**request: Any) -> dict[str, Any]:
-    request.setdefault("model", "command-a-03-2025")
-    request.setdefault("messages", HI)
-    return build_payload(ModelRequest(**request), config())
+payload = payload_maker(build_payload, config, "command-a-03-2025")
 
 
 # --- recorded streams ----------------------------------------------------------------------------------

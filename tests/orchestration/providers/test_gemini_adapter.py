@@ -21,8 +21,8 @@ from orchestration.messages import (
 )
 from orchestration.providers import adapter_for
 from orchestration.providers.gemini import GeminiAdapter, build_payload, gemini_schema
-from orchestration.providers.presets import provider_from_preset
 from orchestration.tool_api import ToolSpec
+from tests.support.adapter_requests import payload_maker, preset_config
 from tests.support.adapter_runs import collect
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.provider_wire import gemini_chunks, gemini_stream
@@ -36,13 +36,10 @@ PATH = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
 
 
 def config(base_url: str = "http://x/v1beta") -> Any:
-    return provider_from_preset("gemini", base_url=base_url, api_key="test-key-not-real")
+    return preset_config("gemini", base_url)
 
 
-def payload(**request: Any) -> dict[str, Any]:
-    request.setdefault("model", "gemini-2.5-flash")
-    request.setdefault("messages", HI)
-    return build_payload(ModelRequest(**request), config())
+payload = payload_maker(build_payload, config, "gemini-2.5-flash")
 
 
 def test_payload_with_system_tools_and_thinking() -> None:

@@ -21,9 +21,9 @@ from orchestration.messages import (
 )
 from orchestration.providers import adapter_for
 from orchestration.providers.ollama_native import OllamaAdapter, build_payload
-from orchestration.providers.presets import provider_from_preset
 from orchestration.tool_api import ToolSpec
 from tests.support import provider_fixtures as pf
+from tests.support.adapter_requests import payload_maker, preset_config
 from tests.support.adapter_runs import Sleeps, collect
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.provider_wire import ollama_lines, ollama_stream
@@ -36,13 +36,10 @@ WEATHER = ToolSpec(name="weather", description="Weather", parameters={"type": "o
 
 
 def config(base_url: str = "http://x") -> Any:
-    return provider_from_preset("ollama-native", base_url=base_url)
+    return preset_config("ollama-native", base_url, api_key=None)
 
 
-def payload(**request: Any) -> dict[str, Any]:
-    request.setdefault("model", "qwen3")
-    request.setdefault("messages", HI)
-    return build_payload(ModelRequest(**request), config())
+payload = payload_maker(build_payload, config, "qwen3")
 
 
 # --- recorded streams ----------------------------------------------------------------------------------
