@@ -6,6 +6,8 @@ rendered by a frame timer (``FRAME_MS``) through ``StreamingMarkdown``, which ke
 re-renders only the unfinished tail. Tool calls appear as chips where they happened in the answer; clicking a
 chip expands it to its arguments and result. Links open in the system browser; remote images are never loaded.
 Long histories show the most recent ``PAGE_SIZE`` messages and load older pages when scrolled to the top.
+Each message's place in the document is kept (``message_at``, ``message_rect``) for the per-message actions
+(widgets/message_actions.py); a message with other versions shows a ``‹ 2/3 ›`` switcher beside its label.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QRect, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
@@ -77,6 +79,8 @@ class ChatMessage:
     text: str
     tools: list[ToolChip] = field(default_factory=list)
     status: str = "complete"  # complete | interrupted | error
+    ref: int | None = None  # the stored message it shows (its first, for an answer); None while streaming
+    versions: tuple[int, int] | None = None  # (position, count) among its versions, when it has several
 
 
 def _short_arguments(arguments: str) -> str:
@@ -120,8 +124,27 @@ def chip_html(chip: ToolChip) -> str:
     return f'{head}<br/><span style="font-family:monospace">{body}</span>'
 
 
+VERSION_SCHEME = "parley-version"  # the switcher's links: parley-version:<ref>:<step>
+
+
+def switcher_html(message: ChatMessage) -> str:
+    """``‹ 2/3 ›`` after a message's label; the arrows are links (greyed at either end)."""
+    if message.versions is None or message.ref is None or message.versions[1] < 2:
+        return ""
+    position, count = message.versions
+
+    def arrow(glyph: str, step: int, live: bool) -> str:
+        if not live:
+            return f'<span style="color:{LABEL_COLOUR}">{glyph}</span>'
+        return (f'<a href="{VERSION_SCHEME}:{message.ref}:{step}" style="text-decoration:none">{glyph}</a>')
+
+    return (f"&nbsp;&nbsp;&nbsp;{arrow('‹', -1, position > 1)}&nbsp;<span style=\"color:{LABEL_COLOUR}\">"
+            f"{position}/{count}</span>&nbsp;{arrow('›', 1, position < count)}")
+
+
 class ChatView(QTextBrowser):
     older_history_wanted = Signal()
+    version_step_requested = Signal(int, int)  # message ref, -1 or +1 (the ‹ › switcher)
 
     def __init__(self, parent: QWidget | None = None, *, frame_ms: int = FRAME_MS,
                  open_url: Callable[[QUrl], object] = QDesktopServices.openUrl) -> None:
@@ -145,6 +168,7 @@ class ChatView(QTextBrowser):
         self._region: StreamingMarkdown | None = None
         self._chips: dict[str, tuple[ToolChip, QTextCursor]] = {}
         self._history: list[ChatMessage] = []
+        self._starts: list[tuple[int, QTextCursor]] = []  # (index in _history, cursor at its label), as shown
         self._shown_from = 0
         self._streaming = False
         self._stick_to_bottom = True
@@ -246,15 +270,17 @@ class ChatView(QTextBrowser):
         document = self.document()
         document.clear()
         self._chips.clear()
-        for message in self._history[self._shown_from:]:
-            self._render_message(message)
+        self._starts.clear()
+        for index in range(self._shown_from, len(self._history)):
+            self._render_message(self._history[index], index)
 
-    def _render_message(self, message: ChatMessage) -> None:
+    def _render_message(self, message: ChatMessage, index: int) -> None:
+        self._mark_start(index)
         if message.role == "user":
-            self._header("You")
+            self._header("You", message)
             self._markdown(message.text)
         elif message.role == "assistant":
-            self._header("Assistant")
+            self._header("Assistant", message)
             position = 0
             for chip in sorted(message.tools, key=lambda c: c.offset or 0):
                 cut = chip.offset if chip.offset is not None else len(message.text)
@@ -275,6 +301,7 @@ class ChatView(QTextBrowser):
     # --- streaming ----------------------------------------------------------------------------------
     def add_user_message(self, text: str) -> None:
         self._history.append(ChatMessage("user", text))
+        self._mark_start(len(self._history) - 1)
         self._header("You")
         self._markdown(text)
         self.scroll_to_bottom()
@@ -283,6 +310,7 @@ class ChatView(QTextBrowser):
         self._streaming = True
         self._stick_to_bottom = self._at_bottom()
         self._history.append(ChatMessage("assistant", ""))
+        self._mark_start(len(self._history) - 1)
         self._header("Assistant")
         self._region = None
 
@@ -366,6 +394,7 @@ class ChatView(QTextBrowser):
     def add_error(self, message: str) -> None:
         self._close_region()
         self._history.append(ChatMessage("error", message))
+        self._mark_start(len(self._history) - 1)
         self._error_block(message)
         self._keep_bottom()
 
@@ -416,12 +445,58 @@ class ChatView(QTextBrowser):
     def _cursor_at_end(self, block_format: QTextBlockFormat | None = None) -> QTextCursor:
         return start_block(self.document(), block_format or QTextBlockFormat(), QTextCharFormat())
 
-    def _header(self, who: str) -> None:
+    def _header(self, who: str, message: ChatMessage | None = None) -> None:
         spaced = QTextBlockFormat()
         if not self.document().isEmpty():
             spaced.setTopMargin(HEADER_SPACING_PX)
         cursor = self._cursor_at_end(spaced)
         cursor.insertText(who, _label_format(bold=True))
+        switcher = switcher_html(message) if message is not None else ""
+        if switcher:
+            cursor.insertHtml(switcher)
+
+    # --- where each message is (for the message actions) ---------------------------------------------
+    def _mark_start(self, index: int) -> None:
+        """Remember where message ``index`` begins: at the block added after the current end."""
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.setKeepPositionOnInsert(True)  # stays before what is appended
+        self._starts.append((index, cursor))
+
+    def _start_positions(self) -> list[tuple[int, int]]:
+        """(index, document position of its first block) of each rendered message."""
+        return [(index, cursor.position() + (1 if cursor.position() else 0)) for index, cursor in self._starts]
+
+    @property
+    def messages(self) -> list[ChatMessage]:
+        """Every message of the conversation shown, oldest first (also those on pages not rendered yet)."""
+        return list(self._history)
+
+    def message_at(self, position: int) -> int | None:
+        """The index (in ``messages``) of the rendered message holding document ``position``."""
+        found = None
+        for index, start in self._start_positions():
+            if start > position:
+                break
+            found = index
+        return found
+
+    def message_rect(self, index: int) -> QRect | None:
+        """Where message ``index`` is in the viewport (None when it is not rendered)."""
+        document = self.document()
+        layout = document.documentLayout()
+        starts = self._start_positions()
+        for n, (shown, start) in enumerate(starts):
+            if shown != index:
+                continue
+            top = layout.blockBoundingRect(document.findBlock(start)).top()
+            if n + 1 < len(starts):
+                bottom = layout.blockBoundingRect(document.findBlock(starts[n + 1][1])).top()
+            else:
+                bottom = layout.blockBoundingRect(document.lastBlock()).bottom()
+            scrolled = self.verticalScrollBar().value()
+            return QRect(0, int(top) - scrolled, self.viewport().width(), max(1, int(bottom - top)))
+        return None
 
     def _markdown(self, text: str) -> None:
         if text.strip():
@@ -484,6 +559,10 @@ class ChatView(QTextBrowser):
         if url.toString() == COPY_URL:
             position = self._click_position if self._click_position is not None else self.textCursor().position()
             self.copy_code_at(position)
+            return
+        if url.scheme() == VERSION_SCHEME:
+            ref, _, step = url.path().partition(":")
+            self.version_step_requested.emit(int(ref), int(step))
             return
         if url.scheme() == "parley-tool":
             entry = self._chips.get(url.path())
