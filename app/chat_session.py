@@ -19,6 +19,8 @@ from typing import Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
+from app.chat_actions import ChatActions
+from app.chat_recording import Placement
 from app.conversation_files import (
     choose_export_file,
     choose_import_file,
@@ -27,7 +29,6 @@ from app.conversation_files import (
     write_export,
 )
 from app.errors import EnvironmentProblem
-from app.history_view import chat_messages
 from app.provider_check import draft_config, model_names, trial_reply
 from app.provider_setup import provider_config
 from app.run_controller import RunController
@@ -190,6 +191,7 @@ class ChatSession(QObject):
         w.menus.set_theme(settings.ui.theme)
         if storage_problem:
             w.show_error_in_chat(storage_problem)
+        self.actions = ChatActions(self, window_problem)  # the per-message actions (app/chat_actions.py)
         self.refresh_providers()
         self.refresh_conversations()
         self.start_mcp()
@@ -199,6 +201,7 @@ class ChatSession(QObject):
     def refresh_providers(self) -> None:
         models = [(p.id, p.default_model or "") for p in self.settings.providers]
         self.window.composer.set_models(models)
+        self.actions.set_models([m for m in models if m[1]])
         default = next((p for p in self.settings.providers if p.id == self.settings.default_provider), None)
         if default is not None:
             self.window.composer.set_current_model(default.id, default.default_model or "")
@@ -395,7 +398,7 @@ class ChatSession(QObject):
             self.window.composer.restore_text(text)
             return
         try:
-            self._start_run(text)
+            self.start_run(text)
         except (EnvironmentProblem, RunSetupError) as problem:
             self.window.composer.restore_text(text)
             message = window_problem(problem)
@@ -412,18 +415,25 @@ class ChatSession(QObject):
                             reasoning_effort=effort_for_request(self.window.composer.reasoning_effort()),
                             tools="all" if self.window.composer.tools_enabled() else "none")
 
-    def _start_run(self, text: str) -> None:
+    def start_run(self, text: str | None, *, placement: Placement | None = None,
+                  chat: ChatSettings | None = None) -> None:
+        """Start a run: ``text`` after the open conversation's last message, or where ``placement`` says (the
+        message actions: ``text`` None to answer again or continue)."""
         service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory)
-        plan = service.plan(text, self.chat_settings())
+        plan = service.plan(text, chat or self.chat_settings())
         self.window.inspector.set_secrets(plan.secrets)
-        prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history)
-        if self.history is None:  # without a database the conversation lives in memory only
+        prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history,
+                                 placement=placement)
+        if self.history is None and text is not None:  # without a database the conversation lives in memory only
             self._memory_history.append(UserMessage(content=text))
         self.conversation_id = prepared.conversation_id
         self._recorder = prepared.recorder
         self._pending_text = text
         self.window.show_welcome(False)
-        self.window.chat_view.add_user_message(text)
+        if placement is not None:
+            self.actions.reload()  # the branch up to where the run goes
+        elif text is not None:
+            self.window.chat_view.add_user_message(text)
         self.window.reasoning_pane.expect_reasoning(self.window.composer.reasoning_effort() != "off")
         self.controller.start_prepared(prepared, self.approver)
         self.window.set_status(model=f"{plan.target.config.id} · {plan.target.model}")
@@ -438,6 +448,7 @@ class ChatSession(QObject):
         if result.finish_reason == "error" and not result.answer and self._pending_text and recorder is None:
             self.window.composer.restore_text(self._pending_text)
         self._pending_text = None
+        self.actions.after_run()
         self.refresh_conversations()
         self.refresh_runs()
         self.window.composer.focus_input()
@@ -469,6 +480,7 @@ class ChatSession(QObject):
         self.window.forget_live_answer()
         self.refresh_runs()
         self.window.chat_view.set_messages([])
+        self.actions.actions.reset()
         self.window.banner.show_stored(None, [])
         self.window.show_welcome(not self.settings.providers)
         self.window.composer.focus_input()
@@ -478,20 +490,14 @@ class ChatSession(QObject):
         if self.history is None or self.controller.running:
             return
         try:
-            records = self.history.branch(conversation_id)
+            self.history.conversation(conversation_id)
         except (StorageError, LookupError) as problem:
             self.window.show_error_in_chat(str(problem))
             return
         self.conversation_id = conversation_id
-        registry = self.registry_factory(self.settings, self._secret_lookup)
-
-        def visibility_of(name: str) -> str:
-            tool = registry.get(name)
-            return tool.visibility if tool is not None else "primary"
-
         self.window.show_welcome(False)
         self.window.forget_live_answer()
-        self.window.chat_view.set_messages(chat_messages(records, visibility_of))
+        self.actions.reload()
         self._show_stored_warnings(conversation_id)
         self.window.menus.set_conversation_open(True)
         self.refresh_runs()

@@ -1,0 +1,200 @@
+"""Every message action in the real window (pytest-qt, qasync) against a model on loopback, over a real SQLite
+file: regenerate (and with another model), retry after an error, edit a question, edit an answer, continue
+after Stop, switch versions and delete a pair; the resulting tree is checked in the database."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+from app.chat_recording import CONTINUE_PROMPT
+from app.gui import build_window
+from app.paths import resolve_paths
+from app.secrets.store import SecretStore
+from app.settings import ProviderSettings, Settings, save_settings
+from app.storage import History
+from tests.support.loopback import LoopbackServer, Request, Response
+from tests.support.memory_keyring import MemoryKeyring
+from tests.support.openai_wire import stream_chunks, stream_response
+
+GUARD_S = 10.0  # hang guard, not a speed assertion
+CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+
+
+class Model:
+    """Answers from a queue; an answer of None is an HTTP 500, "HANG:text" streams text and then stalls."""
+
+    def __init__(self, server: LoopbackServer) -> None:
+        self.answers: list[str | None] = []
+        self.sent: list[dict[str, Any]] = []
+        server.handler = self
+
+    def __call__(self, request: Request) -> Response | None:
+        if request.path != "/v1/chat/completions":
+            return None
+        self.sent.append(json.loads(request.body))
+        answer = self.answers.pop(0)
+        if answer is None:
+            return Response.json({"error": {"message": "the model is overloaded"}}, status=500)
+        if answer.startswith("HANG:"):
+            return Response.sse(stream_chunks(answer[5:], piece=100)[:2], hang=True)
+        return stream_response(answer)
+
+
+@pytest.fixture
+def model(loopback: LoopbackServer) -> Model:
+    providers = [ProviderSettings(id="local", base_url=loopback.url + "/v1", default_model="m"),
+                 ProviderSettings(id="other", base_url=loopback.url + "/v1", default_model="big")]
+    save_settings(Settings(providers=providers, default_provider="local"), resolve_paths().settings)
+    return Model(loopback)
+
+
+@pytest.fixture
+def app(qtbot, qasync_loop, model):
+    async def open_on_the_loop() -> tuple[Any, Any]:
+        return build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
+
+    window, session = qasync_loop.run_until_complete(open_on_the_loop())
+    qtbot.addWidget(window)
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    yield window, session
+    qasync_loop.run_until_complete(asyncio.wait_for(session.aclose(), GUARD_S))
+    session.history.close()
+
+
+def settle(qasync_loop, session) -> None:
+    """Wait until the run started has ended (its answer saved)."""
+    async def until_done() -> None:
+        async with asyncio.timeout(GUARD_S):
+            while session.controller.running:  # noqa: ASYNC110 (the run is a task on this loop)
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0.05)
+
+    qasync_loop.run_until_complete(until_done())
+
+
+def tree(session) -> list[tuple[str, str]]:
+    """The current branch as stored: (role, content)."""
+    with History.open(resolve_paths().database) as history:
+        return [(m.role, m.content) for m in history.branch(session.conversation_id)]
+
+
+def shown(window) -> list[tuple[str, str, Any]]:
+    return [(m.role, m.text, m.versions) for m in window.chat_view.messages]
+
+
+def ask(qasync_loop, session, model: Model, text: str, answer: str | None) -> None:
+    model.answers.append(answer)
+    session.send(text)
+    settle(qasync_loop, session)
+
+
+def test_regenerate_by_shortcut_and_with_another_model_then_switch_versions(qtbot, qasync_loop, app, model):
+    window, session = app
+    ask(qasync_loop, session, model, "Name an otter", "Olive")
+    assert shown(window) == [("user", "Name an otter", None), ("assistant", "Olive", None)]
+
+    model.answers.append("Oscar")
+    qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_R, CTRL_SHIFT)
+    settle(qasync_loop, session)
+    assert tree(session) == [("user", "Name an otter"), ("assistant", "Oscar")]
+    assert shown(window)[-1] == ("assistant", "Oscar", (2, 2))
+    assert [m["content"] for m in model.sent[-1]["messages"]] == ["Name an otter"]
+
+    model.answers.append("Otto")
+    actions = session.actions.actions
+    actions.build_menu(1, menu := __import__("PySide6.QtWidgets", fromlist=["QMenu"]).QMenu())
+    other = next(a.menu() for a in menu.actions() if a.menu() is not None)
+    next(a for a in other.actions() if a.text() == "other · big").trigger()
+    settle(qasync_loop, session)
+    assert model.sent[-1]["model"] == "big"
+    assert shown(window)[-1] == ("assistant", "Otto", (3, 3))
+
+    qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    assert tree(session)[-1] == ("assistant", "Oscar")
+    assert shown(window)[-1] == ("assistant", "Oscar", (2, 3))
+
+
+def test_retry_after_an_error_answers_the_same_question(qtbot, qasync_loop, app, model):
+    window, session = app
+    ask(qasync_loop, session, model, "Are otters fast?", None)
+    assert window.chat_view.messages[-1].role == "error", "the error stays shown after the run"
+    assert session.actions.actions.available(len(window.chat_view.messages) - 1) == ["copy", "retry"]
+    model.answers.append("Yes, in water.")
+    qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_R, CTRL_SHIFT)
+    settle(qasync_loop, session)
+    assert tree(session) == [("user", "Are otters fast?"), ("assistant", "Yes, in water.")]
+    assert [m.role for m in window.chat_view.messages] == ["user", "assistant"]
+
+
+def test_edit_a_question_sends_it_as_a_new_version(qtbot, qasync_loop, app, model):
+    window, session = app
+    ask(qasync_loop, session, model, "Where do otters live?", "Rivers and coasts.")
+    ask(qasync_loop, session, model, "Do they sleep?", "Yes, holding hands.")
+    actions = session.actions.actions
+    actions.trigger("edit", 2)
+    actions.editor.editor.setPlainText("Do they swim at night?")
+    model.answers.append("Often, yes.")
+    qtbot.mouseClick(actions.editor.ok_button, Qt.MouseButton.LeftButton)
+    settle(qasync_loop, session)
+    assert tree(session) == [("user", "Where do otters live?"), ("assistant", "Rivers and coasts."),
+                             ("user", "Do they swim at night?"), ("assistant", "Often, yes.")]
+    assert [m["content"] for m in model.sent[-1]["messages"]] == ["Where do otters live?", "Rivers and coasts.",
+                                                                  "Do they swim at night?"]
+    assert shown(window)[2] == ("user", "Do they swim at night?", (2, 2))
+
+
+def test_edit_an_answer_steers_what_the_model_sees_next(qtbot, qasync_loop, app, model):
+    window, session = app
+    ask(qasync_loop, session, model, "Pick a colour", "Blue.")
+    actions = session.actions.actions
+    actions.trigger("edit", 1)
+    actions.editor.editor.setPlainText("Green.")
+    qtbot.mouseClick(actions.editor.ok_button, Qt.MouseButton.LeftButton)
+    assert tree(session) == [("user", "Pick a colour"), ("assistant", "Green.")]
+    assert shown(window)[1] == ("assistant", "Green.", (2, 2))
+    ask(qasync_loop, session, model, "Why?", "Because of the trees.")
+    assert [m["content"] for m in model.sent[-1]["messages"]] == ["Pick a colour", "Green.", "Why?"]
+
+
+def test_continue_after_stop_goes_on_in_the_same_answer(qtbot, qasync_loop, app, model):
+    window, session = app
+    model.answers.append("HANG:Otters have the densest fur")
+    session.send("Tell me about otter fur")
+
+    async def until_streamed() -> None:
+        async with asyncio.timeout(GUARD_S):
+            while "densest" not in window.chat_view.messages[-1].text:  # noqa: ASYNC110
+                await asyncio.sleep(0.02)
+
+    qasync_loop.run_until_complete(until_streamed())
+    qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Escape)
+    settle(qasync_loop, session)
+    assert window.chat_view.messages[-1].status == "interrupted"
+    model.answers.append(" of any animal.")
+    qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Return, CTRL_SHIFT)
+    settle(qasync_loop, session)
+    assert tree(session) == [("user", "Tell me about otter fur"), ("assistant", "Otters have the densest fur"),
+                             ("assistant", " of any animal.")]
+    assert model.sent[-1]["messages"][-1] == {"role": "user", "content": CONTINUE_PROMPT}
+    assert shown(window) == [("user", "Tell me about otter fur", None),
+                             ("assistant", "Otters have the densest fur\n\n of any animal.", None)]
+    assert window.chat_view.messages[-1].status == "complete"
+
+
+def test_delete_a_pair_keeps_the_rest(qtbot, qasync_loop, app, model):
+    window, session = app
+    ask(qasync_loop, session, model, "First?", "One.")
+    ask(qasync_loop, session, model, "Second?", "Two.")
+    actions = session.actions.actions
+    actions.trigger("delete", 0)
+    actions.confirmation.button(QMessageBox.StandardButton.Yes).click()
+    assert tree(session) == [("user", "Second?"), ("assistant", "Two.")]
+    assert shown(window) == [("user", "Second?", None), ("assistant", "Two.", None)]
