@@ -5,85 +5,34 @@ after Stop, switch versions and delete a pair; the resulting tree is checked in 
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMenu, QMessageBox
 
 from app.chat_recording import CONTINUE_PROMPT
-from app.gui import build_window
-from app.paths import resolve_paths
-from app.secrets.store import SecretStore
-from app.settings import ProviderSettings, Settings, save_settings
-from app.storage import History
-from tests.support.loopback import LoopbackServer, Request, Response
-from tests.support.memory_keyring import MemoryKeyring
-from tests.support.openai_wire import stream_chunks, stream_response
+from tests.support.loopback import LoopbackServer
+from tests.support.window_actions import GUARD_S, Model, close_window, configure, open_window, settle
+from tests.support.window_actions import tree as stored_tree
 
-GUARD_S = 10.0  # hang guard, not a speed assertion
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
-
-
-class Model:
-    """Answers from a queue; an answer of None is an HTTP 500, "HANG:text" streams text and then stalls."""
-
-    def __init__(self, server: LoopbackServer) -> None:
-        self.answers: list[str | None] = []
-        self.sent: list[dict[str, Any]] = []
-        server.handler = self
-
-    def __call__(self, request: Request) -> Response | None:
-        if request.path != "/v1/chat/completions":
-            return None
-        self.sent.append(json.loads(request.body))
-        answer = self.answers.pop(0)
-        if answer is None:
-            return Response.json({"error": {"message": "the model is overloaded"}}, status=500)
-        if answer.startswith("HANG:"):
-            return Response.sse(stream_chunks(answer[5:], piece=100)[:2], hang=True)
-        return stream_response(answer)
 
 
 @pytest.fixture
 def model(loopback: LoopbackServer) -> Model:
-    providers = [ProviderSettings(id="local", base_url=loopback.url + "/v1", default_model="m"),
-                 ProviderSettings(id="other", base_url=loopback.url + "/v1", default_model="big")]
-    save_settings(Settings(providers=providers, default_provider="local"), resolve_paths().settings)
-    return Model(loopback)
+    return configure(loopback)
 
 
 @pytest.fixture
 def app(qtbot, qasync_loop, model):
-    async def open_on_the_loop() -> tuple[Any, Any]:
-        return build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-
-    window, session = qasync_loop.run_until_complete(open_on_the_loop())
-    qtbot.addWidget(window)
-    window.show()
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    window, session = open_window(qtbot, qasync_loop)
     yield window, session
-    qasync_loop.run_until_complete(asyncio.wait_for(session.aclose(), GUARD_S))
-    session.history.close()
-
-
-def settle(qasync_loop, session) -> None:
-    """Wait until the run started has ended (its answer saved)."""
-    async def until_done() -> None:
-        async with asyncio.timeout(GUARD_S):
-            while session.controller.running:  # noqa: ASYNC110 (the run is a task on this loop)
-                await asyncio.sleep(0.02)
-            await asyncio.sleep(0.05)
-
-    qasync_loop.run_until_complete(until_done())
+    close_window(qasync_loop, session)
 
 
 def tree(session) -> list[tuple[str, str]]:
-    """The current branch as stored: (role, content)."""
-    with History.open(resolve_paths().database) as history:
-        return [(m.role, m.content) for m in history.branch(session.conversation_id)]
+    return stored_tree(session.conversation_id)
 
 
 def shown(window) -> list[tuple[str, str, Any]]:
@@ -110,7 +59,7 @@ def test_regenerate_by_shortcut_and_with_another_model_then_switch_versions(qtbo
 
     model.answers.append("Otto")
     actions = session.actions.actions
-    actions.build_menu(1, menu := __import__("PySide6.QtWidgets", fromlist=["QMenu"]).QMenu())
+    actions.build_menu(1, menu := QMenu())
     other = next(a.menu() for a in menu.actions() if a.menu() is not None)
     next(a for a in other.actions() if a.text() == "other · big").trigger()
     settle(qasync_loop, session)
