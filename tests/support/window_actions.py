@@ -20,7 +20,8 @@ GUARD_S = 10.0  # hang guard, not a speed assertion
 
 
 class Model:
-    """Answers from a queue; an answer of None is an HTTP 500, "HANG:text" streams text and then stalls."""
+    """Answers from a queue; an answer of None, or an empty queue, is an HTTP 500 (so the transport's retries
+    fail too); "HANG:text" streams text and then stalls."""
 
     def __init__(self, server: LoopbackServer) -> None:
         self.answers: list[str | None] = []
@@ -31,7 +32,7 @@ class Model:
         if request.path != "/v1/chat/completions":
             return None
         self.sent.append(json.loads(request.body))
-        answer = self.answers.pop(0)
+        answer = self.answers.pop(0) if self.answers else None
         if answer is None:
             return Response.json({"error": {"message": "the model is overloaded"}}, status=500)
         if answer.startswith("HANG:"):

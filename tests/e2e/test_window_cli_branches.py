@@ -1,0 +1,84 @@
+"""The window and the CLI see the same branches: versions made in the window (pytest-qt, real SQLite file) show
+in `parley history show` run as a real process, and versions made with `parley chat --regenerate` and
+`parley history switch` show in the window's ‹ › switcher."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.paths import resolve_paths
+from app.storage import History
+from tests.support.cli_process import run_parley
+from tests.support.loopback import LoopbackServer
+from tests.support.window_actions import Model, close_window, configure, open_window, settle, tree
+
+CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+
+
+@pytest.fixture
+def model(loopback: LoopbackServer) -> Model:
+    return configure(loopback)
+
+
+def history_show(conversation: int) -> str:
+    shown = run_parley("history", "show", str(conversation))
+    assert shown.returncode == 0, shown.stderr
+    return shown.stdout
+
+
+def test_versions_made_in_the_window_show_in_the_cli(qtbot, qasync_loop, model):
+    window, session = open_window(qtbot, qasync_loop)
+    try:
+        model.answers += ["Olive", "Oscar"]
+        session.send("Name an otter")
+        settle(qasync_loop, session)
+        qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_R, CTRL_SHIFT)
+        settle(qasync_loop, session)
+        conversation = session.conversation_id
+        shown = history_show(conversation)
+        assert "assistant (2 of 2 versions): Oscar" in shown
+
+        actions = session.actions.actions
+        actions.trigger("edit", 0)
+        actions.editor.editor.setPlainText("Name a sea otter")
+        model.answers.append("Sally")
+        qtbot.mouseClick(actions.editor.ok_button, Qt.MouseButton.LeftButton)
+        settle(qasync_loop, session)
+        shown = history_show(conversation)
+        assert "user (2 of 2 versions): Name a sea otter" in shown and "assistant: Sally" in shown
+
+        window.activateWindow()  # the editor has closed (offscreen, no window manager gives the focus back)
+        qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+        qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
+        qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
+        qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+        shown = history_show(conversation)
+        assert "user (1 of 2 versions): Name an otter" in shown and "assistant (2 of 2 versions): Oscar" in shown
+    finally:
+        close_window(qasync_loop, session)
+
+
+def test_versions_made_with_the_cli_show_in_the_window(qtbot, qasync_loop, model):
+    model.answers += ["Olive", "Oscar"]
+    assert run_parley("chat", "Name an otter").returncode == 0
+    again = run_parley("chat", "--conversation", "1", "--regenerate")
+    assert again.returncode == 0, again.stderr
+
+    window, session = open_window(qtbot, qasync_loop)
+    try:
+        session.open_conversation(1)
+        assert [(m.role, m.text, m.versions) for m in window.chat_view.messages] == [
+            ("user", "Name an otter", None), ("assistant", "Oscar", (2, 2))]
+        assert "Assistant   ‹ 2/2 ›" in window.chat_view.toPlainText().replace("\u00a0", " ")
+
+        with History.open(resolve_paths().database) as history:
+            answers = [m.id for m in history.all_messages(1) if m.role == "assistant"]
+        switched = run_parley("history", "switch", "1", str(answers[0]))
+        assert switched.returncode == 0, switched.stderr
+        session.open_conversation(1)
+        assert window.chat_view.messages[-1].text == "Olive"
+        assert window.chat_view.messages[-1].versions == (1, 2)
+        assert tree(1)[-1] == ("assistant", "Olive")
+    finally:
+        close_window(qasync_loop, session)
