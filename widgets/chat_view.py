@@ -481,6 +481,15 @@ class ChatView(QTextBrowser):
             found = index
         return found
 
+    def label_rect(self, index: int) -> QRect | None:
+        """Where the first line of message ``index`` (its "You" / "Assistant" label) is in the viewport."""
+        rect = self.message_rect(index)
+        if rect is None:
+            return None
+        start = dict(self._start_positions())[index]
+        block = self.document().documentLayout().blockBoundingRect(self.document().findBlock(start))
+        return QRect(rect.left(), rect.top(), rect.width(), max(1, int(block.height())))
+
     def message_rect(self, index: int) -> QRect | None:
         """Where message ``index`` is in the viewport (None when it is not rendered)."""
         document = self.document()

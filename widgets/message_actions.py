@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QContextMenuEvent, QCursor, QGuiApplication, QKeySequence, QMouseEvent, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
@@ -34,6 +34,7 @@ from widgets.chat_view import ChatMessage, ChatView
 from widgets.icons import icon
 
 BAR_MARGIN_PX = 6  # between the action bar and the right edge of the chat
+BAR_ICON_PX = 16
 STATUS_MS = 3000  # how long "Copied…" stays in the status bar
 
 
@@ -109,7 +110,7 @@ class ActionBar(QFrame):
         self.setAutoFillBackground(True)
         self.setAccessibleName("Message actions")
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
+        layout.setContentsMargins(1, 1, 1, 1)
         layout.setSpacing(0)
         self.buttons: dict[str, QToolButton] = {}
         for key in ("copy", "edit", "regenerate", "retry", "continue", "delete"):
@@ -117,6 +118,7 @@ class ActionBar(QFrame):
             button = QToolButton(self)
             button.setAutoRaise(True)
             button.setIcon(icon(spec.icon or "copy"))
+            button.setIconSize(QSize(BAR_ICON_PX, BAR_ICON_PX))
             button.setToolTip(f"{spec.label.rstrip('…')} ({spec.shortcut})")
             button.setAccessibleName(spec.label.rstrip("…"))
             button.clicked.connect(lambda _checked=False, k=key: self.triggered.emit(k))
@@ -375,7 +377,9 @@ class MessageActions(QObject):
             return
         self.bar.show_actions(keys)
         x = self.view.viewport().width() - self.bar.width() - BAR_MARGIN_PX
-        y = min(max(rect.top(), 0), max(rect.bottom() - self.bar.height(), 0))
+        label = self.view.label_rect(index) if index is not None else None
+        top = rect.top() if label is None else label.bottom() + 1 - self.bar.height()  # level with the label
+        y = min(max(top, 0), max(rect.bottom() - self.bar.height(), 0))
         self.bar.move(x, y)
         self.bar.show()
         self.bar.raise_()

@@ -77,7 +77,7 @@ def test_the_bar_follows_the_mouse_and_copies_the_message_as_markdown(qtbot):
     qtbot.waitUntil(lambda: actions.hovered == 3)
     visible = [k for k, b in actions.bar.buttons.items() if b.isVisibleTo(actions.bar)]
     assert visible == ["copy", "edit", "regenerate", "continue", "delete"]
-    assert actions.bar.geometry().top() >= view.message_rect(3).top()
+    assert actions.bar.geometry().bottom() == view.label_rect(3).bottom(), "level with the Assistant label"
 
 
 def test_a_code_blocks_copy_link_copies_only_its_code(qtbot):
