@@ -17,6 +17,7 @@ from orchestration.tool_outcome import duplicate_of
 from widgets.chat_view import ChatMessage, ToolChip
 
 STATUS_RANK = {"complete": 0, "interrupted": 1, "error": 2, "streaming": 1}
+LENGTH_NOTICE = "The answer hit the output token limit."  # as the live view says it (widgets/chat_view.py)
 
 
 def _versions(record: MessageRecord, versions: dict[int, Versions] | None) -> tuple[int, int] | None:
@@ -32,8 +33,17 @@ def chat_messages(records: Iterable[MessageRecord],
     shown: list[ChatMessage] = []
     joining = False
     last_run: str | None = None
+    cut_short = False  # the answer being joined ended at the output token limit
+
+    def end_answer() -> None:
+        nonlocal cut_short
+        if cut_short:
+            shown.append(ChatMessage("notice", LENGTH_NOTICE))
+        cut_short = False
+
     for record in records:
         if record.role == "user":
+            end_answer()
             shown.append(ChatMessage("user", record.content, ref=record.id, versions=_versions(record, versions)))
             joining = False
             continue
@@ -46,7 +56,8 @@ def chat_messages(records: Iterable[MessageRecord],
             joining = True
         answer = shown[-1]
         base = len(answer.text)
-        if answer.text and record.content and not answer.text.endswith("\n"):
+        cut_short = record.finish_reason == "length"
+        if answer.text and record.content and not answer.text.endswith("\n") and not continued:
             answer.text += "\n\n"
             base = len(answer.text)
         answer.text += record.content
@@ -64,4 +75,5 @@ def chat_messages(records: Iterable[MessageRecord],
         status = "interrupted" if record.status == "streaming" else record.status
         if continued or STATUS_RANK.get(status, 0) > STATUS_RANK.get(answer.status, 0):
             answer.status = status
+    end_answer()
     return shown

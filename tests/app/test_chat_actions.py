@@ -134,7 +134,7 @@ def test_continue_after_stop_goes_on_in_the_same_answer(qtbot, qasync_loop, app,
                              ("assistant", " of any animal.")]
     assert model.sent[-1]["messages"][-1] == {"role": "user", "content": CONTINUE_PROMPT}
     assert shown(window) == [("user", "Tell me about otter fur", None),
-                             ("assistant", "Otters have the densest fur\n\n of any animal.", None)]
+                             ("assistant", "Otters have the densest fur of any animal.", None)]
     assert window.chat_view.messages[-1].status == "complete"
 
 
