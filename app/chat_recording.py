@@ -29,6 +29,10 @@ class NothingToRegenerateError(ValueError):
     """Regenerating in a conversation that has no user message yet."""
 
 
+class NothingToContinueError(NothingToRegenerateError):
+    """Continuing a conversation whose current branch does not end with an answer."""
+
+
 @dataclass(frozen=True)
 class Placement:
     """Where a run's messages go when they are not simply the next ones (the window's message actions).
@@ -50,6 +54,14 @@ class ChatConversation:
     conversation_id: int | None
     recorder: RunRecorder | None
     after: int | None = None  # the answer message a continuation follows
+
+
+def continuation(history: History, conversation_id: int) -> Placement:
+    """Where ``parley chat --continue`` goes on: after the last message of the current branch, an answer."""
+    branch = history.branch(conversation_id)
+    if not branch or branch[-1].role != "assistant":
+        raise NothingToContinueError(f"conversation {conversation_id} does not end with an answer to continue")
+    return Placement("continue", branch[-1].id)
 
 
 def _with_system(messages: list[Message], system: str | None) -> list[Message]:

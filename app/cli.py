@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="continue a saved conversation (its current branch) instead of starting a new one")
     chat.add_argument("--regenerate", action="store_true",
                       help="with --conversation: answer its last user message again, as a new branch")
+    chat.add_argument("--continue", dest="continue_answer", action="store_true",
+                      help="with --conversation: go on with its last answer where it stopped (after Ctrl+C or an "
+                           "error), in the same answer (the window's Continue)")
     chat.add_argument("--no-save", action="store_true", help="do not save this chat in the history")
     add_provider_arguments(chat, preset_alias=False)
     chat.add_argument("--model", help="model name as the provider knows it (default: the provider's default model)")

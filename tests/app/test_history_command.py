@@ -108,3 +108,13 @@ def test_corrupt_database_is_named_and_untouched(cli):
     result = cli("history", "list")
     assert result.code == 1 and str(path) in result.err and "damaged" in result.err
     assert path.read_bytes() == b"not a database at all" * 100
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["chat", "--continue"], "--continue needs --conversation ID"),
+    (["chat", "--conversation", "1", "--continue", "more"], "it takes no prompt"),
+    (["chat", "--conversation", "1", "--continue", "--regenerate"], "cannot be used together"),
+])
+def test_continue_is_refused_without_a_conversation_or_with_a_prompt(cli, argv, message):
+    result = cli(*argv)
+    assert result.code == 2 and message in result.err

@@ -1,8 +1,11 @@
 """The window and the CLI see the same branches: versions made in the window (pytest-qt, real SQLite file) show
-in `parley history show` run as a real process, and versions made with `parley chat --regenerate` and
-`parley history switch` show in the window's ‹ › switcher."""
+in `parley history show` run as a real process, versions made with `parley chat --regenerate` and
+`parley history switch` show in the window's ‹ › switcher, and an answer stopped in the window is continued by
+`parley chat --continue` into the same answer."""
 
 from __future__ import annotations
+
+import asyncio
 
 import pytest
 from PySide6.QtCore import Qt
@@ -11,7 +14,7 @@ from app.paths import resolve_paths
 from app.storage import History
 from tests.support.cli_process import run_parley
 from tests.support.loopback import LoopbackServer
-from tests.support.window_actions import Model, close_window, configure, open_window, settle, tree
+from tests.support.window_actions import GUARD_S, Model, close_window, configure, open_window, settle, tree
 
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
 
@@ -80,5 +83,34 @@ def test_versions_made_with_the_cli_show_in_the_window(qtbot, qasync_loop, model
         assert window.chat_view.messages[-1].text == "Olive"
         assert window.chat_view.messages[-1].versions == (1, 2)
         assert tree(1)[-1] == ("assistant", "Olive")
+    finally:
+        close_window(qasync_loop, session)
+
+
+def test_an_answer_stopped_in_the_window_is_continued_by_the_cli(qtbot, qasync_loop, model):
+    window, session = open_window(qtbot, qasync_loop)
+    try:
+        model.answers.append("HANG:Otters have the densest fur")
+        session.send("Tell me about otter fur")
+
+        async def until_streamed() -> None:
+            async with asyncio.timeout(GUARD_S):
+                while "densest" not in window.chat_view.messages[-1].text:  # noqa: ASYNC110
+                    await asyncio.sleep(0.02)
+
+        qasync_loop.run_until_complete(until_streamed())
+        qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Escape)
+        settle(qasync_loop, session)
+        conversation = session.conversation_id
+        assert "continue" in session.actions.actions.available(1)
+
+        model.answers.append(" of any animal.")
+        went_on = run_parley("chat", "--conversation", str(conversation), "--continue")
+        assert went_on.returncode == 0, went_on.stderr
+        assert went_on.stdout == " of any animal.\n"
+        session.open_conversation(conversation)
+        (_question, answer) = window.chat_view.messages
+        assert answer.text == "Otters have the densest fur of any animal." and answer.status == "complete"
+        assert "continue" not in session.actions.actions.available(1)
     finally:
         close_window(qasync_loop, session)
