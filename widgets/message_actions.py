@@ -169,7 +169,9 @@ class MessageActions(QObject):
         self.confirmation: QMessageBox | None = None
         self.menu: QMenu | None = None
         self.confirm_delete: Callable[[int], None] = self._ask_before_deleting
+        self.popup: Callable[[QMenu, QPoint], None] = lambda menu, at: menu.popup(at)  # tests look instead
         view.viewport().installEventFilter(self)
+        view.installEventFilter(self)  # the menu key's context menu goes to the view, not its viewport
         view.viewport().setMouseTracking(True)
         view.verticalScrollBar().valueChanged.connect(lambda _v: self._place_bar())
         view.version_step_requested.connect(self.switch_version)
@@ -352,7 +354,9 @@ class MessageActions(QObject):
                 self.hovered = None
                 self._place_bar()
         elif kind == QEvent.Type.ContextMenu and isinstance(event, QContextMenuEvent):
-            self.show_menu(event.pos(), keyboard=event.reason() == QContextMenuEvent.Reason.Keyboard)
+            keyboard = event.reason() == QContextMenuEvent.Reason.Keyboard
+            point = event.pos() if watched is not self.view else self.view.viewport().mapFrom(self.view, event.pos())
+            self.show_menu(point, keyboard=keyboard)
             return True
         return False
 
@@ -417,5 +421,5 @@ class MessageActions(QObject):
             self.build_menu(index, menu)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.menu = menu
-        menu.popup(self.view.viewport().mapToGlobal(point))
+        self.popup(menu, self.view.viewport().mapToGlobal(point))
         return menu

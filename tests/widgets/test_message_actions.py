@@ -5,8 +5,8 @@ confirmation and the context menu's entries."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QGuiApplication, QTextCursor
-from PySide6.QtWidgets import QMenu, QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QTextCursor
+from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QVBoxLayout, QWidget
 
 from widgets.chat_view import ChatMessage, ChatView
 from widgets.markdown_document import COPY_URL
@@ -176,3 +176,29 @@ def test_the_context_menu_lists_the_messages_actions_and_other_models(qtbot):
         others.actions()[1].trigger()
     assert again.args == [3, "other", "big"]
     assert actions.build_menu(None, QMenu()) == []
+
+
+def test_the_menu_key_opens_the_chosen_messages_actions(qtbot):
+    _window, view, actions = make(qtbot)
+    shown: list[QMenu] = []
+    actions.popup = lambda menu, _at: shown.append(menu)  # offscreen cannot grab the keyboard for a real popup
+    qtbot.keyClick(view, Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)  # the last message
+    QApplication.sendEvent(view, QContextMenuEvent(QContextMenuEvent.Reason.Keyboard, QPoint(5, 5),
+                                                   view.mapToGlobal(QPoint(5, 5))))
+    assert shown == [actions.menu]
+    keys = [a.data() for a in actions.menu.actions() if a.data()]
+    assert keys == ["copy", "regenerate", "edit", "delete", "continue", "next"]
+    actions.menu.close()
+
+
+def test_a_right_click_lists_the_clicked_messages_actions_after_the_standard_ones(qtbot):
+    _window, view, actions = make(qtbot)
+    shown: list[QMenu] = []
+    actions.popup = lambda menu, _at: shown.append(menu)
+    at = point_in(view, 0)
+    QApplication.sendEvent(view.viewport(), QContextMenuEvent(QContextMenuEvent.Reason.Mouse, at,
+                                                              view.viewport().mapToGlobal(at)))
+    (menu,) = shown
+    texts = [a.text() for a in menu.actions() if not a.isSeparator()]
+    assert any("Copy" in t for t in texts[:2]), "the standard entries come first"
+    assert [a.data() for a in menu.actions() if a.data()] == ["copy", "edit", "delete", "previous"]
