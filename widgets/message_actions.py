@@ -12,49 +12,19 @@ signal carrying the stored message's id, for the app to carry out (widgets never
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QContextMenuEvent, QCursor, QGuiApplication, QKeySequence, QMouseEvent, QShortcut
-from PySide6.QtWidgets import (
-    QDialog,
-    QDialogButtonBox,
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QMenu,
-    QMessageBox,
-    QPlainTextEdit,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
 from widgets.chat_view import ChatMessage, ChatView
-from widgets.icons import icon
+from widgets.message_action_bar import ACTIONS, ActionBar
+from widgets.message_editor import MessageEditor
 
 BAR_MARGIN_PX = 6  # between the action bar and the right edge of the chat
-BAR_ICON_PX = 16
 STATUS_MS = 3000  # how long "Copied…" stays in the status bar
 
 
-@dataclass(frozen=True)
-class ActionSpec:
-    label: str
-    icon: str | None
-    shortcut: str
-
-
-ACTIONS: dict[str, ActionSpec] = {
-    "copy": ActionSpec("Copy as Markdown", "copy", "Ctrl+Shift+M"),
-    "edit": ActionSpec("Edit…", "edit", "Ctrl+Shift+E"),
-    "regenerate": ActionSpec("Regenerate", "regenerate", "Ctrl+Shift+R"),
-    "retry": ActionSpec("Retry", "regenerate", "Ctrl+Shift+R"),
-    "continue": ActionSpec("Continue", "continue", "Ctrl+Shift+Return"),
-    "previous": ActionSpec("Previous version", "chevron-left", "Alt+Left"),
-    "next": ActionSpec("Next version", "chevron-right", "Alt+Right"),
-    "delete": ActionSpec("Delete question and answer…", "trash", "Ctrl+Shift+Delete"),
-}
 SELECT_PREVIOUS, SELECT_NEXT = "Alt+Up", "Alt+Down"
 # The keys, for README, docs/widgets.md and Help > Keyboard shortcuts.
 SHORTCUTS = (
@@ -66,82 +36,6 @@ SHORTCUTS = (
     ("Alt+Left / Alt+Right", "Previous / next version of the chosen message"),
     ("Ctrl+Shift+Delete", "Delete the chosen question and its answer"),
 )
-
-
-class MessageEditor(QDialog):
-    """Edit a message's text; OK makes a new version (the original stays)."""
-
-    def __init__(self, parent: QWidget, title: str, text: str, ok_label: str) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(title)
-        self.setWindowModality(Qt.WindowModality.WindowModal)
-        self.resize(640, 360)
-        layout = QVBoxLayout(self)
-        note = QLabel("The original is kept: the edit becomes a new version, and ‹ › switches between them.")
-        note.setWordWrap(True)
-        layout.addWidget(note)
-        self.editor = QPlainTextEdit()
-        self.editor.setPlainText(text)
-        self.editor.setAccessibleName("Message text")
-        layout.addWidget(self.editor, 1)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.ok_button.setText(ok_label)
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
-        layout.addWidget(self.buttons)
-        QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.accept)
-        self.editor.textChanged.connect(lambda: self.ok_button.setEnabled(bool(self.text().strip())))
-
-    def text(self) -> str:
-        return self.editor.toPlainText()
-
-
-class ActionBar(QFrame):
-    """The row of buttons over the message under the mouse."""
-
-    triggered = Signal(str)  # an ACTIONS key
-    model_chosen = Signal(str, str)  # regenerate with another (provider, model)
-
-    def __init__(self, parent: QWidget) -> None:
-        super().__init__(parent)
-        self.setObjectName("messageActions")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setAutoFillBackground(True)
-        self.setAccessibleName("Message actions")
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(1, 1, 1, 1)
-        layout.setSpacing(0)
-        self.buttons: dict[str, QToolButton] = {}
-        for key in ("copy", "edit", "regenerate", "retry", "continue", "delete"):
-            spec = ACTIONS[key]
-            button = QToolButton(self)
-            button.setAutoRaise(True)
-            button.setIcon(icon(spec.icon or "copy"))
-            button.setIconSize(QSize(BAR_ICON_PX, BAR_ICON_PX))
-            button.setToolTip(f"{spec.label.rstrip('…')} ({spec.shortcut})")
-            button.setAccessibleName(spec.label.rstrip("…"))
-            button.clicked.connect(lambda _checked=False, k=key: self.triggered.emit(k))
-            layout.addWidget(button)
-            self.buttons[key] = button
-        self.models_menu = QMenu(self)
-        self.models_menu.setTitle("Regenerate with")
-        self.buttons["regenerate"].setMenu(self.models_menu)
-        self.buttons["regenerate"].setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
-        self.hide()
-
-    def set_models(self, models: list[tuple[str, str]]) -> None:
-        self.models_menu.clear()
-        for provider, model in models:
-            action = self.models_menu.addAction(f"{provider} · {model}" if model else provider)
-            action.triggered.connect(lambda _checked=False, p=provider, m=model: self.model_chosen.emit(p, m))
-        self.buttons["regenerate"].setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup if models
-                                                else QToolButton.ToolButtonPopupMode.DelayedPopup)
-
-    def show_actions(self, keys: list[str]) -> None:
-        for key, button in self.buttons.items():
-            button.setVisible(key in keys)
-        self.adjustSize()
 
 
 class MessageActions(QObject):
