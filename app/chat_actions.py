@@ -45,7 +45,7 @@ class ChatActions(QObject):
         self.actions.continue_answer.connect(self.continue_answer)
         self.actions.switch_version.connect(self.switch_version)
         self.actions.delete_pair.connect(self.delete_pair)
-        session.controller.running_changed.connect(self.actions.set_busy)
+        self.actions.is_busy = lambda: session.controller.is_running(session.conversation_id)
 
     # --- what the view shows ----------------------------------------------------------------------------
     def shown_messages(self, conversation_id: int) -> list[ChatMessage]:
@@ -70,7 +70,7 @@ class ChatActions(QObject):
         view = session.window.chat_view
         errors: list[ChatMessage] = []
         if keep_errors:
-            for message in reversed(view.messages):
+            for message in reversed(view.messages()):
                 if message.role == "user":
                     break
                 if message.role == "error":
@@ -93,7 +93,7 @@ class ChatActions(QObject):
     # --- the actions ------------------------------------------------------------------------------------
     def _ready(self) -> bool:
         session = self.session
-        if session.controller.running:
+        if session.controller.is_running(session.conversation_id):  # one run per conversation
             session.window.statusBar().showMessage("Stop the running answer first.", STATUS_MS)
             return False
         return session.history is not None and session.conversation_id is not None

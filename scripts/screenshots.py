@@ -167,16 +167,16 @@ def shoot_message_actions(loop, window, session, path: Path) -> bool:
     done = loop.create_future()
     session.controller.event_emitted.connect(
         lambda e, d=done: d.set_result(e) if e.type == "done" and not d.done() else None)
-    question = window.chat_view.messages[0].ref
+    question = window.chat_view.messages()[0].ref
     session.actions.answer_again(question, "", "")
     finished = loop.run_until_complete(asyncio.wait_for(done, 30))
     loop.run_until_complete(asyncio.sleep(0.3))
-    answer = window.chat_view.messages[-1]
+    answer = window.chat_view.messages()[-1]
     if finished.finish_reason != "stop" or answer.versions != (2, 2) or answer.text != BIRDS_AGAIN:
         print(f"screenshots: not saved: the regenerated answer is {answer}", file=sys.stderr)
         return False
     actions = session.actions.actions
-    actions.hovered = len(window.chat_view.messages) - 1
+    actions.hovered = len(window.chat_view.messages()) - 1
     actions.set_busy(False)
     loop.run_until_complete(asyncio.sleep(0.2))
     if not actions.bar.isVisible():

@@ -57,7 +57,7 @@ class MessageActions(QObject):
         self.bar.model_chosen.connect(lambda p, m: self._answer_again(self.current(), p, m))
         self.hovered: int | None = None
         self.chosen: int | None = None  # chosen with the keyboard (Alt+Up / Alt+Down)
-        self.busy = False  # a run is streaming: only copying
+        self.is_busy: Callable[[], bool] = lambda: False  # a run of this conversation streams: only copying
         self.models: list[tuple[str, str]] = []
         self.editor: MessageEditor | None = None
         self.confirmation: QMessageBox | None = None
@@ -91,7 +91,7 @@ class MessageActions(QObject):
         self.bar.set_models(self.models)
 
     def set_busy(self, busy: bool) -> None:
-        self.busy = busy
+        self.is_busy = lambda: busy
         self._place_bar()
 
     def reset(self) -> None:
@@ -105,17 +105,17 @@ class MessageActions(QObject):
 
     # --- which actions fit a message -----------------------------------------------------------------
     def _question_before(self, index: int) -> ChatMessage | None:
-        for message in reversed(self.view.messages[:index]):
+        for message in reversed(self.view.messages()[:index]):
             if message.role == "user":
                 return message
         return None
 
     def _is_last(self, index: int) -> bool:
-        return all(m.role in ("error", "notice") for m in self.view.messages[index + 1:])
+        return all(m.role in ("error", "notice") for m in self.view.messages()[index + 1:])
 
     def available(self, index: int | None) -> list[str]:
         """The ACTIONS keys that apply to message ``index``, in the bar's order."""
-        messages = self.view.messages
+        messages = self.view.messages()
         if index is None or not 0 <= index < len(messages):
             return []
         message = messages[index]
@@ -139,14 +139,15 @@ class MessageActions(QObject):
         if message.ref is not None and message.versions is not None and message.versions[1] > 1:
             position, count = message.versions
             keys += [k for k, live in (("previous", position > 1), ("next", position < count)) if live]
-        return [k for k in keys if k == "copy" or not self.busy]
+        busy = self.is_busy()
+        return [k for k in keys if k == "copy" or not busy]
 
     # --- doing them -----------------------------------------------------------------------------------
     def trigger(self, key: str, index: int | None) -> None:
         if key not in self.available(index):
             return
         assert index is not None
-        message = self.view.messages[index]
+        message = self.view.messages()[index]
         if key == "copy":
             self.copy(index)
         elif key in ("regenerate", "retry"):
@@ -161,7 +162,7 @@ class MessageActions(QObject):
             self.confirm_delete(message.ref)
 
     def copy(self, index: int) -> None:
-        text = self.view.messages[index].text
+        text = self.view.messages()[index].text
         QGuiApplication.clipboard().setText(text)
         self.copied.emit(text)
         status = getattr(self.view.window(), "statusBar", None)
@@ -169,9 +170,9 @@ class MessageActions(QObject):
             status().showMessage("Copied the message as Markdown.", STATUS_MS)
 
     def _answer_again(self, index: int | None, provider: str, model: str) -> None:
-        if index is None or self.busy:
+        if index is None or self.is_busy():
             return
-        message = self.view.messages[index]
+        message = self.view.messages()[index]
         question = message if message.role == "user" else self._question_before(index)
         if question is not None and question.ref is not None:
             self.answer_again.emit(question.ref, provider, model)
@@ -204,7 +205,7 @@ class MessageActions(QObject):
     # --- keyboard -------------------------------------------------------------------------------------
     def _default_for(self, name: str) -> int | None:
         """The message a shortcut acts on when none is chosen: the last one it fits."""
-        for index in range(len(self.view.messages) - 1, -1, -1):
+        for index in range(len(self.view.messages()) - 1, -1, -1):
             if self._fits(name, index):
                 return index
         return None
@@ -225,7 +226,7 @@ class MessageActions(QObject):
 
     def choose_step(self, step: int) -> None:
         """Alt+Up / Alt+Down: choose the previous / next message (the last one first)."""
-        count = len(self.view.messages)
+        count = len(self.view.messages())
         if count == 0:
             return
         start = self.chosen if self.chosen is not None else count

@@ -36,7 +36,7 @@ def tree(session) -> list[tuple[str, str]]:
 
 
 def shown(window) -> list[tuple[str, str, Any]]:
-    return [(m.role, m.text, m.versions) for m in window.chat_view.messages]
+    return [(m.role, m.text, m.versions) for m in window.chat_view.messages()]
 
 
 def ask(qasync_loop, session, model: Model, text: str, answer: str | None) -> None:
@@ -74,13 +74,13 @@ def test_regenerate_by_shortcut_and_with_another_model_then_switch_versions(qtbo
 def test_retry_after_an_error_answers_the_same_question(qtbot, qasync_loop, app, model):
     window, session = app
     ask(qasync_loop, session, model, "Are otters fast?", None)
-    assert window.chat_view.messages[-1].role == "error", "the error stays shown after the run"
-    assert session.actions.actions.available(len(window.chat_view.messages) - 1) == ["copy", "retry"]
+    assert window.chat_view.messages()[-1].role == "error", "the error stays shown after the run"
+    assert session.actions.actions.available(len(window.chat_view.messages()) - 1) == ["copy", "retry"]
     model.answers.append("Yes, in water.")
     qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_R, CTRL_SHIFT)
     settle(qasync_loop, session)
     assert tree(session) == [("user", "Are otters fast?"), ("assistant", "Yes, in water.")]
-    assert [m.role for m in window.chat_view.messages] == ["user", "assistant"]
+    assert [m.role for m in window.chat_view.messages()] == ["user", "assistant"]
 
 
 def test_edit_a_question_sends_it_as_a_new_version(qtbot, qasync_loop, app, model):
@@ -120,13 +120,13 @@ def test_continue_after_stop_goes_on_in_the_same_answer(qtbot, qasync_loop, app,
 
     async def until_streamed() -> None:
         async with asyncio.timeout(GUARD_S):
-            while "densest" not in window.chat_view.messages[-1].text:  # noqa: ASYNC110
+            while "densest" not in window.chat_view.messages()[-1].text:  # noqa: ASYNC110
                 await asyncio.sleep(0.02)
 
     qasync_loop.run_until_complete(until_streamed())
     qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Escape)
     settle(qasync_loop, session)
-    assert window.chat_view.messages[-1].status == "interrupted"
+    assert window.chat_view.messages()[-1].status == "interrupted"
     model.answers.append(" of any animal.")
     qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Return, CTRL_SHIFT)
     settle(qasync_loop, session)
@@ -135,7 +135,7 @@ def test_continue_after_stop_goes_on_in_the_same_answer(qtbot, qasync_loop, app,
     assert model.sent[-1]["messages"][-1] == {"role": "user", "content": CONTINUE_PROMPT}
     assert shown(window) == [("user", "Tell me about otter fur", None),
                              ("assistant", "Otters have the densest fur of any animal.", None)]
-    assert window.chat_view.messages[-1].status == "complete"
+    assert window.chat_view.messages()[-1].status == "complete"
 
 
 def test_delete_a_pair_keeps_the_rest(qtbot, qasync_loop, app, model):

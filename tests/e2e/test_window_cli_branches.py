@@ -71,7 +71,7 @@ def test_versions_made_with_the_cli_show_in_the_window(qtbot, qasync_loop, model
     window, session = open_window(qtbot, qasync_loop)
     try:
         session.open_conversation(1)
-        assert [(m.role, m.text, m.versions) for m in window.chat_view.messages] == [
+        assert [(m.role, m.text, m.versions) for m in window.chat_view.messages()] == [
             ("user", "Name an otter", None), ("assistant", "Oscar", (2, 2))]
         assert "Assistant   ‹ 2/2 ›" in window.chat_view.toPlainText().replace("\u00a0", " ")
 
@@ -80,8 +80,8 @@ def test_versions_made_with_the_cli_show_in_the_window(qtbot, qasync_loop, model
         switched = run_parley("history", "switch", "1", str(answers[0]))
         assert switched.returncode == 0, switched.stderr
         session.open_conversation(1)
-        assert window.chat_view.messages[-1].text == "Olive"
-        assert window.chat_view.messages[-1].versions == (1, 2)
+        assert window.chat_view.messages()[-1].text == "Olive"
+        assert window.chat_view.messages()[-1].versions == (1, 2)
         assert tree(1)[-1] == ("assistant", "Olive")
     finally:
         close_window(qasync_loop, session)
@@ -95,7 +95,7 @@ def test_an_answer_stopped_in_the_window_is_continued_by_the_cli(qtbot, qasync_l
 
         async def until_streamed() -> None:
             async with asyncio.timeout(GUARD_S):
-                while "densest" not in window.chat_view.messages[-1].text:  # noqa: ASYNC110
+                while "densest" not in window.chat_view.messages()[-1].text:  # noqa: ASYNC110
                     await asyncio.sleep(0.02)
 
         qasync_loop.run_until_complete(until_streamed())
