@@ -67,8 +67,10 @@ def chat_messages(records: Iterable[MessageRecord],
             answer.tools.append(ToolChip(
                 id=call.call_id, name=call.name, arguments=call.arguments,
                 visibility=visibility_of(call.name),
-                status=output.status if output else "error",
-                result=output.content if output else "(no result was stored)",
+                # no stored result: the run ended before the call ran (Stop while it waited for approval, an
+                # error), which the live chip says as "not run (the run ended first)"
+                status=output.status if output else "stopped",
+                result=output.content if output else "",
                 duration_ms=output.duration_ms if output else None,
                 offset=base + min(call.text_offset, len(record.content)),
                 repeated=call.call_id in repeats))

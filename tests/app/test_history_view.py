@@ -10,6 +10,7 @@ import pytest
 from app.history_view import LENGTH_NOTICE, chat_messages
 from app.storage import History
 from app.storage.branches import versions
+from orchestration.tool_outcome import STOPPED_LABEL, describe
 
 
 @pytest.fixture
@@ -58,3 +59,16 @@ def test_an_answer_cut_at_the_output_limit_says_so_after_reopening(history: Hist
     assert [(m.role, m.text) for m in chat_messages(history.branch(conversation))] == [
         ("user", "Write a long poem"), ("assistant", "Roses are"), ("notice", LENGTH_NOTICE),
         ("user", "Go on"), ("assistant", "red.")]
+
+
+def test_a_call_the_run_ended_before_reads_as_it_did_live(history: History):
+    """The window reloads the chat from the database after a run; a call stopped while it waited for approval
+    keeps saying so (before: "error")."""
+    conversation = history.create_conversation("t")
+    history.add_message(conversation, "user", "Read my notes")
+    message = answer(history, conversation, "", run="r1", status="interrupted", finish="cancelled")
+    history.db.execute("INSERT INTO tool_calls (message_id, position, call_id, name, arguments, text_offset) "
+                       "VALUES (?, 0, 'c1', 'read_file', '{}', 0)", [message])
+    (_, shown) = chat_messages(history.branch(conversation))
+    (chip,) = shown.tools
+    assert describe(chip.status, chip.result, chip.duration_ms).label == STOPPED_LABEL

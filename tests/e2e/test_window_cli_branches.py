@@ -109,7 +109,7 @@ def test_an_answer_stopped_in_the_window_is_continued_by_the_cli(qtbot, qasync_l
         assert went_on.returncode == 0, went_on.stderr
         assert went_on.stdout == " of any animal.\n"
         session.open_conversation(conversation)
-        (_question, answer) = window.chat_view.messages
+        (_question, answer) = window.chat_view.messages()
         assert answer.text == "Otters have the densest fur of any animal." and answer.status == "complete"
         assert "continue" not in session.actions.actions.available(1)
     finally:
