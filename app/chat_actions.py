@@ -53,7 +53,7 @@ class ChatActions(QObject):
         history = self.session.history
         assert history is not None
         records = history.branch(conversation_id)
-        registry = self.session.registry_factory(self.session.settings, self.session._secret_lookup)
+        registry = self.session.registry_factory(self.session.settings, self.session.secrets.lookup)
 
         def visibility_of(name: str) -> str:
             tool = registry.get(name)
