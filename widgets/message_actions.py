@@ -78,6 +78,10 @@ class MessageActions(QObject):
             shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
             shortcut.activated.connect(lambda n=name: self._by_keyboard(n))
             self.shortcuts[name] = shortcut
+        keypad = QShortcut(QKeySequence("Ctrl+Shift+Enter"), owner)  # the keypad's Enter continues too
+        keypad.setContext(Qt.ShortcutContext.WindowShortcut)
+        keypad.activated.connect(lambda: self._by_keyboard("continue"))
+        self.shortcuts["continue (keypad)"] = keypad
         for keys_text, step in ((SELECT_PREVIOUS, -1), (SELECT_NEXT, 1)):
             shortcut = QShortcut(QKeySequence(keys_text), owner)
             shortcut.setContext(Qt.ShortcutContext.WindowShortcut)

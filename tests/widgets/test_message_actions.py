@@ -108,6 +108,9 @@ def test_shortcuts_act_on_the_last_fitting_message_or_the_chosen_one(qtbot):
         qtbot.keyClick(view, Qt.Key.Key_Return,
                        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert continued.args == [4]
+    with qtbot.waitSignal(actions.continue_answer):
+        qtbot.keyClick(view, Qt.Key.Key_Enter, Qt.KeyboardModifier.ControlModifier
+                       | Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier)
     with qtbot.waitSignal(actions.switch_version) as switched:
         qtbot.keyClick(view, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
     assert switched.args == [4, 1]
