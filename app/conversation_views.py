@@ -32,11 +32,13 @@ def stored_state(history: History, conversation_id: int) -> ConversationState:
     return ConversationState.from_stored(conversation_id, run_view_events(history, runs[-1].id))
 
 
-def before_live_answer(records: list[MessageRecord]) -> list[MessageRecord]:
+def before_live_answer(records: list[MessageRecord], run_id: str | None = None) -> list[MessageRecord]:
     """The stored messages up to the question a going run answers: its checkpointed answer is shown from the
-    run's own events instead, so it is not shown twice."""
+    run's own events instead, so it is not shown twice. A run that continues an answer stopped early (run
+    ``run_id``) keeps that answer's earlier part, which is not in its events."""
     last_question = max((i for i, r in enumerate(records) if r.role == "user"), default=-1)
-    return records[:last_question + 1]
+    earlier = [r for r in records[last_question + 1:] if run_id is not None and r.run_id != run_id]
+    return records[:last_question + 1] + earlier
 
 
 class ConversationViews:
@@ -71,7 +73,8 @@ class ConversationViews:
         live = self.runs.get(conversation_id)
         if live is not None and self.runs.is_running(conversation_id):
             state = self.states.get(conversation_id)
-            records = before_live_answer(records)
+            ids = live.recorder.ids if live.recorder is not None else None
+            records = before_live_answer(records, ids.run_id if ids is not None else None)
         else:
             state = stored_state(history, conversation_id)
         self._leave()

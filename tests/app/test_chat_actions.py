@@ -39,6 +39,16 @@ def shown(window) -> list[tuple[str, str, Any]]:
     return [(m.role, m.text, m.versions) for m in window.chat_view.messages()]
 
 
+def streamed(qasync_loop, window, text: str) -> None:
+    """Wait until the chat shows ``text`` (a stream that then stalls)."""
+    async def until_shown() -> None:
+        async with asyncio.timeout(GUARD_S):
+            while text not in "".join(m.text for m in window.chat_view.messages()):  # noqa: ASYNC110
+                await asyncio.sleep(0.02)
+
+    qasync_loop.run_until_complete(until_shown())
+
+
 def ask(qasync_loop, session, model: Model, text: str, answer: str | None) -> None:
     model.answers.append(answer)
     session.send(text)
@@ -147,3 +157,23 @@ def test_delete_a_pair_keeps_the_rest(qtbot, qasync_loop, app, model):
     actions.confirmation.button(QMessageBox.StandardButton.Yes).click()
     assert tree(session) == [("user", "Second?"), ("assistant", "Two.")]
     assert shown(window) == [("user", "Second?", None), ("assistant", "Two.", None)]
+
+
+def test_a_continuation_seen_again_after_switching_keeps_the_answers_start(qtbot, qasync_loop, app, model):
+    window, session = app
+    model.answers.append("HANG:Otters have the densest fur")
+    session.send("Tell me about otter fur")
+    streamed(qasync_loop, window, "densest")
+    qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Escape)
+    settle(qasync_loop, session)
+    conversation = session.conversation_id
+    model.answers.append("HANG: of any animal")
+    qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Return, CTRL_SHIFT)
+    streamed(qasync_loop, window, "any animal")
+    session.new_chat()
+    session.open_conversation(conversation)
+    window.chat_view.flush()
+    text = window.chat_view.toPlainText()
+    assert "Otters have the densest fur" in text and "of any animal" in text
+    qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Escape)
+    settle(qasync_loop, session)
