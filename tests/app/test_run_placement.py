@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.chat_recording import CONTINUE_PROMPT, Placement
+from app.chat_recording import CONTINUE_PROMPT, NothingToContinueError, Placement, continuation
 from app.run_service import ChatSettings, RunService, run
 from app.secrets import SecretStore
 from app.settings import ProviderSettings, Settings
@@ -96,3 +96,14 @@ def test_continuing_follows_the_partial_answer_and_asks_without_storing_the_requ
     assert sent[-1][-2]["content"] == "Otters float"
     runs = history.runs(conversation)
     assert runs[-1].user_message_id == branch[0].id, "the run still answers the question"
+
+
+def test_continue_needs_an_answer_at_the_end_of_the_branch(history):
+    conversation = history.create_conversation("t")
+    with pytest.raises(NothingToContinueError, match="does not end with an answer"):
+        continuation(history, conversation)
+    history.add_message(conversation, "user", "Q")
+    with pytest.raises(NothingToContinueError):
+        continuation(history, conversation)
+    answer = history.add_message(conversation, "assistant", "A")
+    assert continuation(history, conversation) == Placement("continue", answer)
