@@ -4,7 +4,6 @@ after Stop, switch versions and delete a pair; the resulting tree is checked in 
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -13,7 +12,15 @@ from PySide6.QtWidgets import QMenu, QMessageBox
 
 from app.chat_recording import CONTINUE_PROMPT
 from tests.support.loopback import LoopbackServer
-from tests.support.window_actions import GUARD_S, Model, close_window, configure, open_window, settle
+from tests.support.window_actions import (
+    Model,
+    close_window,
+    configure,
+    open_window,
+    settle,
+    stopped_answer,
+    streamed,
+)
 from tests.support.window_actions import tree as stored_tree
 
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
@@ -37,16 +44,6 @@ def tree(session) -> list[tuple[str, str]]:
 
 def shown(window) -> list[tuple[str, str, Any]]:
     return [(m.role, m.text, m.versions) for m in window.chat_view.messages()]
-
-
-def streamed(qasync_loop, window, text: str) -> None:
-    """Wait until the chat shows ``text`` (a stream that then stalls)."""
-    async def until_shown() -> None:
-        async with asyncio.timeout(GUARD_S):
-            while text not in "".join(m.text for m in window.chat_view.messages()):  # noqa: ASYNC110
-                await asyncio.sleep(0.02)
-
-    qasync_loop.run_until_complete(until_shown())
 
 
 def ask(qasync_loop, session, model: Model, text: str, answer: str | None) -> None:
@@ -125,17 +122,8 @@ def test_edit_an_answer_steers_what_the_model_sees_next(qtbot, qasync_loop, app,
 
 def test_continue_after_stop_goes_on_in_the_same_answer(qtbot, qasync_loop, app, model):
     window, session = app
-    model.answers.append("HANG:Otters have the densest fur")
-    session.send("Tell me about otter fur")
-
-    async def until_streamed() -> None:
-        async with asyncio.timeout(GUARD_S):
-            while "densest" not in window.chat_view.messages()[-1].text:  # noqa: ASYNC110
-                await asyncio.sleep(0.02)
-
-    qasync_loop.run_until_complete(until_streamed())
-    qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Escape)
-    settle(qasync_loop, session)
+    stopped_answer(qtbot, qasync_loop, window, session, model, "Tell me about otter fur",
+                   "Otters have the densest fur")
     assert window.chat_view.messages()[-1].status == "interrupted"
     model.answers.append(" of any animal.")
     qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Return, CTRL_SHIFT)
@@ -161,11 +149,8 @@ def test_delete_a_pair_keeps_the_rest(qtbot, qasync_loop, app, model):
 
 def test_a_continuation_seen_again_after_switching_keeps_the_answers_start(qtbot, qasync_loop, app, model):
     window, session = app
-    model.answers.append("HANG:Otters have the densest fur")
-    session.send("Tell me about otter fur")
-    streamed(qasync_loop, window, "densest")
-    qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Escape)
-    settle(qasync_loop, session)
+    stopped_answer(qtbot, qasync_loop, window, session, model, "Tell me about otter fur",
+                   "Otters have the densest fur")
     conversation = session.conversation_id
     model.answers.append("HANG: of any animal")
     qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Return, CTRL_SHIFT)

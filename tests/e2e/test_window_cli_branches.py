@@ -5,8 +5,6 @@ in `parley history show` run as a real process, versions made with `parley chat 
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from PySide6.QtCore import Qt
 
@@ -14,7 +12,15 @@ from app.paths import resolve_paths
 from app.storage import History
 from tests.support.cli_process import run_parley
 from tests.support.loopback import LoopbackServer
-from tests.support.window_actions import GUARD_S, Model, close_window, configure, open_window, settle, tree
+from tests.support.window_actions import (
+    Model,
+    close_window,
+    configure,
+    open_window,
+    settle,
+    stopped_answer,
+    tree,
+)
 
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
 
@@ -90,17 +96,8 @@ def test_versions_made_with_the_cli_show_in_the_window(qtbot, qasync_loop, model
 def test_an_answer_stopped_in_the_window_is_continued_by_the_cli(qtbot, qasync_loop, model):
     window, session = open_window(qtbot, qasync_loop)
     try:
-        model.answers.append("HANG:Otters have the densest fur")
-        session.send("Tell me about otter fur")
-
-        async def until_streamed() -> None:
-            async with asyncio.timeout(GUARD_S):
-                while "densest" not in window.chat_view.messages()[-1].text:  # noqa: ASYNC110
-                    await asyncio.sleep(0.02)
-
-        qasync_loop.run_until_complete(until_streamed())
-        qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Escape)
-        settle(qasync_loop, session)
+        stopped_answer(qtbot, qasync_loop, window, session, model, "Tell me about otter fur",
+                       "Otters have the densest fur")
         conversation = session.conversation_id
         assert "continue" in session.actions.actions.available(1)
 

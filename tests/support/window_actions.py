@@ -81,3 +81,26 @@ def tree(conversation_id: int) -> list[tuple[str, str]]:
     """The current branch as stored: (role, content)."""
     with History.open(resolve_paths().database) as history:
         return [(m.role, m.content) for m in history.branch(conversation_id)]
+
+
+def streamed(qasync_loop: Any, window: Any, text: str) -> None:
+    """Wait until the chat shows ``text`` (a stream that then stalls)."""
+    async def until_shown() -> None:
+        async with asyncio.timeout(GUARD_S):
+            while text not in "".join(m.text for m in window.chat_view.messages()):  # noqa: ASYNC110
+                await asyncio.sleep(0.02)
+
+    qasync_loop.run_until_complete(until_shown())
+
+
+def stopped_answer(qtbot: Any, qasync_loop: Any, window: Any, session: Any, model: Model, question: str,
+                   partial: str) -> None:
+    """Ask ``question``, let ``partial`` stream and stall, then press Esc: the answer is stopped and saved."""
+    from PySide6.QtCore import Qt
+
+    model.answers.append(f"HANG:{partial}")
+    session.send(question)
+    streamed(qasync_loop, window, partial)
+    qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Escape)
+    settle(qasync_loop, session)
+
