@@ -11,24 +11,17 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu, QMessageBox
 
 from app.chat_recording import CONTINUE_PROMPT
-from tests.support.loopback import LoopbackServer
 from tests.support.window_actions import (
+    CTRL_SHIFT,
     Model,
     close_window,
-    configure,
+    model_fixture,  # noqa: F401 (the model fixture)
     open_window,
     settle,
     stopped_answer,
     streamed,
 )
 from tests.support.window_actions import tree as stored_tree
-
-CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
-
-
-@pytest.fixture
-def model(loopback: LoopbackServer) -> Model:
-    return configure(loopback)
 
 
 @pytest.fixture

@@ -5,29 +5,20 @@ in `parley history show` run as a real process, versions made with `parley chat 
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import Qt
 
 from app.paths import resolve_paths
 from app.storage import History
 from tests.support.cli_process import run_parley
-from tests.support.loopback import LoopbackServer
 from tests.support.window_actions import (
-    Model,
+    CTRL_SHIFT,
     close_window,
-    configure,
+    model_fixture,  # noqa: F401 (the model fixture)
     open_window,
     settle,
     stopped_answer,
     tree,
 )
-
-CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
-
-
-@pytest.fixture
-def model(loopback: LoopbackServer) -> Model:
-    return configure(loopback)
 
 
 def history_show(conversation: int) -> str:

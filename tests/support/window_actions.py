@@ -7,6 +7,9 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
+from PySide6.QtCore import Qt
+
 from app.gui import build_window
 from app.paths import resolve_paths
 from app.secrets.store import SecretStore
@@ -17,6 +20,7 @@ from tests.support.memory_keyring import MemoryKeyring
 from tests.support.openai_wire import stream_chunks, stream_response
 
 GUARD_S = 10.0  # hang guard, not a speed assertion
+CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
 
 
 class Model:
@@ -46,6 +50,12 @@ def configure(loopback: LoopbackServer) -> Model:
                  ProviderSettings(id="other", base_url=loopback.url + "/v1", default_model="big")]
     save_settings(Settings(providers=providers, default_provider="local"), resolve_paths().settings)
     return Model(loopback)
+
+
+@pytest.fixture(name="model")
+def model_fixture(loopback: LoopbackServer) -> Model:
+    """The ``model`` fixture: ``configure`` on the test's loopback server (import it into a test module)."""
+    return configure(loopback)
 
 
 def open_window(qtbot: Any, qasync_loop: Any) -> tuple[Any, Any]:
@@ -96,8 +106,6 @@ def streamed(qasync_loop: Any, window: Any, text: str) -> None:
 def stopped_answer(qtbot: Any, qasync_loop: Any, window: Any, session: Any, model: Model, question: str,
                    partial: str) -> None:
     """Ask ``question``, let ``partial`` stream and stall, then press Esc: the answer is stopped and saved."""
-    from PySide6.QtCore import Qt
-
     model.answers.append(f"HANG:{partial}")
     session.send(question)
     streamed(qasync_loop, window, partial)
