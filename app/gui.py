@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from app import startup_trace
 from widgets.main_window import MainWindow
 from widgets.theme import apply_theme
 
@@ -69,6 +70,7 @@ def main(data_dir: str | None = None) -> int:
     theme = apply_theme(app, "system")
     theme.scheme_applied.connect(window.follow_theme)
     window.follow_theme(theme.scheme or "light")
+    first_paint = startup_trace.on_first_paint(window, lambda: startup_trace.mark("painted"))
     window.show()
     sessions: list[ChatSession] = []
 
@@ -77,6 +79,10 @@ def main(data_dir: str | None = None) -> int:
         sessions.append(session)
         window.composer.setEnabled(True)
         window.composer.focus_input()
+        startup_trace.mark("ready")
+        quit_after = startup_trace.quit_after()
+        if quit_after is not None:
+            QTimer.singleShot(int(quit_after * 1000), app.quit)
 
     QTimer.singleShot(0, attach)
     closed = asyncio.Event()
@@ -99,6 +105,7 @@ def main(data_dir: str | None = None) -> int:
     app.aboutToQuit.connect(quitting)
     with loop:
         loop.run_until_complete(closed.wait())
+        del first_paint
         for session in sessions:
             loop.run_until_complete(session.aclose())
     for session in sessions:
