@@ -21,6 +21,8 @@ from app import startup_trace
 from widgets.main_window import MainWindow
 from widgets.theme import apply_theme
 
+FIRST_PAINT_WAIT_MS = 3_000  # the session is opened after the first paint, or after this if none comes
+
 if TYPE_CHECKING:
     from app.chat_session import ChatSession
     from app.secrets.store import SecretStore
@@ -70,11 +72,11 @@ def main(data_dir: str | None = None) -> int:
     theme = apply_theme(app, "system")
     theme.scheme_applied.connect(window.follow_theme)
     window.follow_theme(theme.scheme or "light")
-    first_paint = startup_trace.on_first_paint(window, lambda: startup_trace.mark("painted"))
-    window.show()
     sessions: list[ChatSession] = []
 
     def attach() -> None:
+        if sessions:
+            return
         session = attach_session(window, data_dir, theme=theme)
         sessions.append(session)
         window.composer.setEnabled(True)
@@ -84,7 +86,14 @@ def main(data_dir: str | None = None) -> int:
         if quit_after is not None:
             QTimer.singleShot(int(quit_after * 1000), app.quit)
 
-    QTimer.singleShot(0, attach)
+    def painted() -> None:
+        startup_trace.mark("painted")
+        QTimer.singleShot(0, attach)  # the session opens once the first frame is on screen, never before it
+
+    first_paint = startup_trace.on_first_paint(window, painted)
+    window.show()
+    QTimer.singleShot(FIRST_PAINT_WAIT_MS, attach)  # a window that is never painted (minimised) still opens
+
     closed = asyncio.Event()
     def quitting() -> None:
         for session in sessions:

@@ -70,7 +70,7 @@ def on_first_paint(widget: object, callback: Callable[[], None]) -> object:
             super().__init__()
             self.seen = False
 
-        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
             if event.type() == QEvent.Type.Paint and not self.seen:
                 self.seen = True
                 watched.removeEventFilter(self)

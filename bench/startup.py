@@ -97,7 +97,8 @@ while value < bar.maximum():
     steps.append((time.perf_counter() - start) * 1000)
 steps.sort()
 print(json.dumps({"rows": count, "fill_ms": round(fill_ms, 1), "scroll_steps": len(steps),
-                  "scroll_step_max_ms": round(steps[-1], 2), "scroll_step_p99_ms": round(steps[int(len(steps) * 0.99)], 2),
+                  "scroll_step_max_ms": round(steps[-1], 2),
+                  "scroll_step_p99_ms": round(steps[int(len(steps) * 0.99)], 2),
                   "scroll_step_median_ms": round(steps[len(steps) // 2], 2)}))
 """
 

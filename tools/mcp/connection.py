@@ -16,7 +16,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import IO, Any, Literal
+from typing import IO, Any
 
 import httpx2
 from mcp import types
@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 
 from tools.mcp import child_guard
 from tools.mcp.settings import McpServerSettings, secret_entry
+from tools.mcp.status import ServerState, ServerStatus
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,6 @@ LAUNCHER_HINTS = {  # what to install when a common MCP launcher is missing
     "docker": "; install Docker, or give the server's own command",
 }
 
-ServerState = Literal["disabled", "starting", "running", "restarting", "failed", "stopped"]
 SecretLookup = Callable[[str], str | None]
 
 
@@ -70,16 +70,6 @@ class RestartPolicy:
 
 
 DEFAULT_RESTART_POLICY = RestartPolicy()
-
-
-@dataclass(frozen=True)
-class ServerStatus:
-    name: str
-    transport: str
-    state: ServerState
-    message: str | None = None
-    tools: tuple[str, ...] = ()  # the server's own tool names
-    restarts: int = 0
 
 
 class ServerNotRunning(Exception):
