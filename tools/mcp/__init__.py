@@ -10,18 +10,18 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tools.mcp.connection import RestartPolicy, ServerConnection, ServerNotRunning
+    from tools.mcp.connection import ServerConnection, ServerNotRunning
     from tools.mcp.manager import McpManager, probe_server, summary
     from tools.mcp.names import exposed_name
     from tools.mcp.settings import McpServerSettings, secret_entry
-    from tools.mcp.status import ServerStatus
+    from tools.mcp.status import RestartPolicy, ServerStatus
     from tools.mcp.tool import McpTool
 
 _HOMES = {
     "McpManager": "manager", "probe_server": "manager", "summary": "manager",
     "McpServerSettings": "settings", "secret_entry": "settings",
     "McpTool": "tool", "exposed_name": "names",
-    "RestartPolicy": "connection", "ServerConnection": "connection", "ServerNotRunning": "connection",
+    "RestartPolicy": "status", "ServerConnection": "connection", "ServerNotRunning": "connection",
     "ServerStatus": "status",
 }
 
