@@ -59,24 +59,7 @@ def read_marks(path: str) -> dict[str, float]:
 
 
 def on_first_paint(widget: object, callback: Callable[[], None]) -> object:
-    """Call ``callback`` once, just after ``widget``'s first paint has been handed to the window system.
+    """Call ``callback`` once, just after ``widget``'s first paint has been handed to the window system."""
+    from widgets.first_paint import after_first_paint
 
-    Returns the event filter; the caller keeps a reference so it is not collected.
-    """
-    from PySide6.QtCore import QEvent, QObject, QTimer
-
-    class FirstPaint(QObject):
-        def __init__(self) -> None:
-            super().__init__()
-            self.seen = False
-
-        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-            if event.type() == QEvent.Type.Paint and not self.seen:
-                self.seen = True
-                watched.removeEventFilter(self)
-                QTimer.singleShot(0, callback)  # after this paint event has been drawn and flushed
-            return False
-
-    watcher = FirstPaint()
-    widget.installEventFilter(watcher)  # type: ignore[attr-defined]
-    return watcher
+    return after_first_paint(widget, callback)  # type: ignore[arg-type]
