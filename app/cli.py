@@ -243,6 +243,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     server_command = None
+    if _named_command(argv) is not None:  # a command: httpx may be imported, without its own CLI's libraries
+        from app.lean_imports import import_httpx
+
+        import_httpx()
     if "mcp" in argv:
         from app.mcp_command import split_server_command
 

@@ -7,7 +7,9 @@ What each start may not import, and why it is heavy or not needed yet:
   (pydantic), MCP SDK (mcp), page extraction (lxml, readability, markdownify), search backend (ddgs), numpy,
   or syntax lexers (pygments), which are built after the first paint.
 - the window once ready with no MCP server configured, and ``parley tools list``: no MCP SDK, page extraction,
-  search backend or numpy; those load when a server starts, a page is fetched or a search runs.
+  search backend or numpy (those load when a server starts, a page is fetched or a search runs), and not
+  httpx's command-line extras (rich; click too where no database is opened, sqlite-utils needs it), which
+  Parley never uses (app/lean_imports.py).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 EXTRACTION = ("lxml", "readability", "markdownify")
-ON_DEMAND = ("mcp", *EXTRACTION, "ddgs", "numpy", "pandas")
+ON_DEMAND = ("mcp", *EXTRACTION, "ddgs", "numpy", "pandas", "rich")
 FIRST_FRAME = (*ON_DEMAND, "sqlite_utils", "keyring", "httpx", "pydantic", "pygments")
 VERSION = (*FIRST_FRAME, "PySide6", "qasync")
 
@@ -77,7 +79,7 @@ def test_version_imports_nothing_heavy(tmp_path):
 
 
 def test_tools_list_without_mcp_servers_loads_no_mcp_sdk_extraction_or_search_backend(tmp_path):
-    assert _loaded(_cli_modules(tmp_path, "tools", "list"), ON_DEMAND) == []
+    assert _loaded(_cli_modules(tmp_path, "tools", "list"), (*ON_DEMAND, "click")) == []
 
 
 @pytest.mark.parametrize("argv", [("history", "list"), ("providers", "list"), ("keys", "--help")])
