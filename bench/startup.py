@@ -8,8 +8,8 @@ with a data folder made for the run and a generated history of 1,000 and of 10,0
   ``app/startup_trace.py`` (``PARLEY_STARTUP_TRACE``); the bare window (a QMainWindow holding a QTextBrowser,
   the same hook written out) is started in turn with it, A B A B, and each ratio is taken pair by pair;
 - memory: the resident set (VmRSS) of the idle window 10 s after its start, beside the bare window's;
-- the conversation list with 10,000 rows: the time to fill it and the slowest scroll step (a page per step,
-  each step set and repainted synchronously);
+- the conversation list with 10,000 rows: the time to fill it and the scroll steps (a page per step, each
+  step set and repainted synchronously), beside a QListWidget with an item per row (the list before issue 17);
 - the CLI: ``parley --version`` and ``parley tools list`` against ``python -c "import json"`` (target: at most
   twice that plus 100 ms), and ``parley chat`` to the first byte of its request on a loopback server.
 
@@ -70,36 +70,62 @@ app.exec()
 
 SCROLL_LIST = r"""
 import json, sys, time
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QListWidget, QListWidgetItem
 app = QApplication(sys.argv[:1])
-from widgets.conversation_list import ConversationItem, ConversationList
+from widgets.conversation_delegate import DETAIL_ROLE, PINNED_ROLE, TITLE_ROLE, ConversationDelegate
+from widgets.conversation_list import ID_ROLE, ConversationItem, ConversationList
+from widgets.conversation_model import when
+from widgets.safe_text import plain_tooltip, visible_controls
 count = int(sys.argv[1])
 now = int(time.time() * 1000)
 items = [ConversationItem(i, f"Conversation {i} about topic {i % 37}", now - i * 60_000, pinned=i % 500 == 0)
          for i in range(1, count + 1)]
-view = ConversationList()
-view.resize(280, 800)
-view.show()
-app.processEvents()
-start = time.perf_counter()
-view.set_conversations(items)
-view.repaint()
-fill_ms = (time.perf_counter() - start) * 1000
-bar = view.list.verticalScrollBar()
-steps = []
-value = 0
-while value < bar.maximum():
-    value = min(bar.maximum(), value + bar.pageStep())
-    start = time.perf_counter()
-    bar.setValue(value)
-    view.list.viewport().repaint()
+
+def widget_per_row_fill(view):
+    # the baseline: one QListWidgetItem per conversation, every role set up front (the list before issue 17)
+    view.clear()
+    for item in sorted(items, key=lambda c: (not c.pinned, -c.updated_at)):
+        title = visible_controls(item.title) or "Untitled"
+        row = QListWidgetItem(f"{'Pinned: ' if item.pinned else ''}{title}\n{when(item.updated_at)}")
+        row.setData(ID_ROLE, item.id)
+        row.setData(TITLE_ROLE, title)
+        row.setData(PINNED_ROLE, item.pinned)
+        row.setData(DETAIL_ROLE, when(item.updated_at))
+        row.setToolTip(plain_tooltip(item.title))
+        view.addItem(row)
+
+def measure(widget, view, fill):
+    widget.resize(280, 800)
+    widget.show()
     app.processEvents()
-    steps.append((time.perf_counter() - start) * 1000)
-steps.sort()
-print(json.dumps({"rows": count, "fill_ms": round(fill_ms, 1), "scroll_steps": len(steps),
-                  "scroll_step_max_ms": round(steps[-1], 2),
-                  "scroll_step_p99_ms": round(steps[int(len(steps) * 0.99)], 2),
-                  "scroll_step_median_ms": round(steps[len(steps) // 2], 2)}))
+    start = time.perf_counter()
+    fill()
+    widget.repaint()
+    fill_ms = (time.perf_counter() - start) * 1000
+    bar = view.verticalScrollBar()
+    steps = []
+    value = 0
+    while value < bar.maximum():
+        value = min(bar.maximum(), value + bar.pageStep())
+        start = time.perf_counter()
+        bar.setValue(value)
+        view.viewport().repaint()
+        app.processEvents()
+        steps.append((time.perf_counter() - start) * 1000)
+    steps.sort()
+    widget.hide()
+    return {"fill_ms": round(fill_ms, 1), "scroll_steps": len(steps), "scroll_step_max_ms": round(steps[-1], 2),
+            "scroll_step_p99_ms": round(steps[int(len(steps) * 0.99)], 2),
+            "scroll_step_median_ms": round(steps[len(steps) // 2], 2),
+            "steps_over_16ms": sum(1 for step in steps if step > 16)}
+
+model_view = ConversationList()
+baseline = QListWidget()
+baseline.setItemDelegate(ConversationDelegate(baseline))
+result = {"rows": count,
+          "parley_model_view": measure(model_view, model_view.list, lambda: model_view.set_conversations(items)),
+          "baseline_widget_items": measure(baseline, baseline, lambda: widget_per_row_fill(baseline))}
+print(json.dumps(result))
 """
 
 SSE_ANSWER = (

@@ -18,6 +18,7 @@ from widgets.safe_text import plain_tooltip, visible_controls
 from widgets.search_snippet import snippet_pieces, unmarked
 
 ID_ROLE = Qt.ItemDataRole.UserRole
+DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 NO_MATCHES = "No matches"
 
 Index = QModelIndex | QPersistentModelIndex
@@ -116,18 +117,22 @@ class ConversationModel(QAbstractListModel):
             return Qt.ItemFlag.NoItemFlags
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        # Called about 14 times per painted row (the style asks for every role): the cached row comes first.
+        roles = self._rows.get(index.row())
+        if roles is None:
+            roles = self._build(index)
+        return roles.get(role) if roles is not None else None
+
+    def _build(self, index: Index) -> dict[int, Any] | None:
         if not index.isValid() or not 0 <= index.row() < len(self._sources):
             return None
-        row = index.row()
-        roles = self._rows.get(row)
-        if roles is None:
-            source = self._sources[row]
-            if source is None:
-                roles = _keyed({Qt.ItemDataRole.DisplayRole: NO_MATCHES})
-            elif isinstance(source, ConversationItem):
-                roles = _conversation_row(source)
-            else:
-                roles = _hit_row(source)
-            self._rows[row] = roles
-        return roles.get(int(role))
+        source = self._sources[index.row()]
+        if source is None:
+            roles = _keyed({Qt.ItemDataRole.DisplayRole: NO_MATCHES})
+        elif isinstance(source, ConversationItem):
+            roles = _conversation_row(source)
+        else:
+            roles = _hit_row(source)
+        self._rows[index.row()] = roles
+        return roles
