@@ -15,6 +15,8 @@ with a data folder made for the run and a generated history of 1,000 and of 10,0
 
     python -m bench.startup [--repeat R] [--sizes 1000,10000] [--no-xvfb]
 
+Each command is started once first, unmeasured, so the OS file cache is warm and Python's bytecode cache is
+written (``PYTHONDONTWRITEBYTECODE`` is dropped from the children's environment), as for an installed app.
 Runs under its own Xvfb (``Xvfb -displayfd``) unless ``--no-xvfb`` is given, when it uses ``DISPLAY`` or
 ``QT_QPA_PLATFORM`` as set. Prints one JSON object (medians over R pairs). The machine's load moves absolute
 times; quote the ratios.
@@ -336,6 +338,8 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="parley-startup-"))
     env = {key: value for key, value in os.environ.items() if not key.startswith("PARLEY_")}
     env["PYTHONPATH"] = str(REPO)
+    # As installed: bytecode is cached (the warm-up start writes it), not compiled from source at every start.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     xvfb = None
     if not args.no_xvfb:
         xvfb, display = start_xvfb()
