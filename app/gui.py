@@ -1,20 +1,20 @@
 """``parley`` with no arguments: the desktop window.
 
-Startup order: Qt application, the window and its theme, the window's first paint (Qt's own loop runs until it
-is on screen), then the asyncio loop on Qt (qasync), and only then the session: settings (a bad file is
-reported and defaults are used), the history database (an unusable one is reported and the session runs in
-memory), the keyring and the conversation list. Importing and opening those costs most of a cold start
-(bench/RESULTS.md, startup), so the window shows first and fills in a moment later. Nothing here blocks on the
-network: local servers are looked for in the background.
+Startup order: Qt application and theme, the asyncio loop on Qt (qasync), the window's first paint, and only
+then the session: settings (a bad file is reported and defaults are used), the history database (an unusable
+one is reported and the session runs in memory), the keyring and the conversation list. Importing and opening
+those costs most of a cold start (bench/RESULTS.md), so the window shows first and fills in a moment later.
+Nothing here blocks on the network: local servers are looked for in the background.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from app import startup_trace
@@ -61,23 +61,15 @@ def build_window(data_dir: str | None = None, secrets: SecretStore | None = None
     return window, attach_session(window, data_dir, secrets, discover=discover)
 
 
-def _show_and_wait_for_paint(window: MainWindow) -> object:
-    """Show the window and run Qt's own loop until its first frame is painted (or FIRST_PAINT_WAIT_MS): asyncio
-    and qasync are imported only after that, so they do not delay the first frame."""
-    first_frame = QEventLoop()
-    painted = startup_trace.on_first_paint(window, first_frame.quit)
-    window.show()
-    QTimer.singleShot(FIRST_PAINT_WAIT_MS, first_frame.quit)  # a window that is never painted (minimised)
-    first_frame.exec()
-    startup_trace.mark("painted")
-    return painted
-
-
 def main(data_dir: str | None = None) -> int:
+    import qasync
+
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Parley")
     app.setOrganizationName("Parley")
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
     window = MainWindow()
     window.composer.setEnabled(False)  # until the session is attached, right after the first paint
     theme = apply_theme(app, "system")
@@ -86,6 +78,8 @@ def main(data_dir: str | None = None) -> int:
     sessions: list[ChatSession] = []
 
     def attach() -> None:
+        if sessions:
+            return
         session = attach_session(window, data_dir, theme=theme)
         sessions.append(session)
         window.composer.setEnabled(True)
@@ -95,14 +89,14 @@ def main(data_dir: str | None = None) -> int:
         if quit_after is not None:
             QTimer.singleShot(int(quit_after * 1000), app.quit)
 
-    first_paint = _show_and_wait_for_paint(window)
-    import asyncio
+    def painted() -> None:
+        startup_trace.mark("painted")
+        QTimer.singleShot(0, attach)  # the session opens once the first frame is on screen, never before it
 
-    import qasync
+    first_paint = startup_trace.on_first_paint(window, painted)
+    window.show()
+    QTimer.singleShot(FIRST_PAINT_WAIT_MS, attach)  # a window that is never painted (minimised) still opens
 
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    QTimer.singleShot(0, attach)  # the session opens once the first frame is on screen, never before it
     closed = asyncio.Event()
     def quitting() -> None:
         for session in sessions:
