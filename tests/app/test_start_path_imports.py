@@ -92,3 +92,11 @@ def test_the_first_frame_waits_for_nothing_heavy_and_ready_loads_no_on_demand_li
     assert set(seen) == {"painted", "ready"}, "the window was never painted offscreen"
     assert _loaded(set(seen["painted"]), FIRST_FRAME) == []
     assert _loaded(set(seen["ready"]), ON_DEMAND) == []
+
+
+def test_opening_the_history_loads_no_sqlite_utils_plugins(tmp_path):
+    """Looking for sqlite-utils plugins scans every installed package's entry points at each start."""
+    code = ("from app.paths import resolve_paths\nfrom app.storage import History\n"
+            "history = History.open(resolve_paths().database)\nhistory.list_conversations()\n"
+            "from sqlite_utils import plugins\nprint(plugins._plugins_loaded)")
+    assert _run(code, tmp_path) == "False"
