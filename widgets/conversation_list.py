@@ -25,12 +25,12 @@ from PySide6.QtWidgets import (
 )
 
 from widgets.conversation_delegate import ConversationDelegate
-from widgets.conversation_model import ID_ROLE, ConversationItem, ConversationModel, SearchHit
+from widgets.conversation_model import ANSWERING_TEXT, ID_ROLE, ConversationItem, ConversationModel, SearchHit
 from widgets.icons import icon
 
 SEARCH_DEBOUNCE_MS = 200
 
-__all__ = ["ID_ROLE", "ConversationItem", "ConversationList", "SearchHit"]
+__all__ = ["ANSWERING_TEXT", "ID_ROLE", "ConversationItem", "ConversationList", "SearchHit"]
 
 
 RENAME_DIALOG_MIN_WIDTH_PX = 320  # the title field; it makes the dialog wide enough for its title

@@ -20,6 +20,7 @@ from widgets.search_snippet import snippet_pieces, unmarked
 ID_ROLE = Qt.ItemDataRole.UserRole
 DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 NO_MATCHES = "No matches"
+ANSWERING_TEXT = "Answering…"  # a conversation's second line while a run of it is going
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -30,6 +31,7 @@ class ConversationItem:
     title: str
     updated_at: int  # epoch ms
     pinned: bool = False
+    answering: bool = False  # a run of it is going (shown instead of the time)
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ def _keyed(roles: dict[Any, Any]) -> dict[int, Any]:
 
 def _conversation_row(item: ConversationItem) -> dict[int, Any]:
     title = visible_controls(item.title) or "Untitled"
-    detail = when(item.updated_at)
+    detail = ANSWERING_TEXT if item.answering else when(item.updated_at)
     return _keyed({
         Qt.ItemDataRole.DisplayRole: f"{'Pinned: ' if item.pinned else ''}{title}\n{detail}",
         ID_ROLE: item.id, TITLE_ROLE: title, PINNED_ROLE: item.pinned, DETAIL_ROLE: detail,
