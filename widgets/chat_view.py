@@ -33,7 +33,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from orchestration.tool_outcome import normalized_key
-from widgets.code_highlighter import CodeHighlighter, warm_up
+from widgets.code_highlighter import CodeHighlighter, warm_up_after_paint
 from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at, colors_of, start_block
 from widgets.markdown_render import StreamingMarkdown, append_markdown
 from widgets.safe_text import SafeDocument, visible_controls
@@ -45,7 +45,6 @@ HEADER_SPACING_PX = 14  # space above each "You" / "Assistant" label
 PAGE_SIZE = 60  # messages rendered per page of history
 TOP_THRESHOLD_PX = 40  # scrolling this close to the top loads the previous page
 BOTTOM_SLACK_PX = 8  # within this of the bottom counts as "at the bottom" for auto-scroll
-WARM_UP_DELAY_MS = 50  # syntax lexers are built this long after the view is created, while the app is idle
 
 QUOTE_BAR_PX = 3  # width of the bar drawn left of a quote
 LABEL_COLOUR = "#7a7f87"  # "You" / "Assistant" and notices
@@ -155,7 +154,7 @@ class ChatView(QTextBrowser):
         self._click_position: int | None = None  # where the last mouse click landed, for a code block's Copy
         self._bars_from = 0  # the block the last quote-bar paint started at
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
-        QTimer.singleShot(WARM_UP_DELAY_MS, warm_up)
+        warm_up_after_paint(self.viewport())  # syntax lexers, built one at a time once the view is on screen
 
     def set_dark(self, dark: bool) -> None:
         """Answer and code colours for a dark or light background; shown answers are drawn again in them."""
