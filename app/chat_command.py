@@ -13,7 +13,7 @@ import contextlib
 import signal
 import sys
 
-from app.chat_recording import NothingToRegenerateError
+from app.chat_recording import NothingToRegenerateError, continuation
 from app.chat_target import chat_settings, cli_problem
 from app.cli_approval import cli_approver, is_interactive
 from app.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
@@ -35,11 +35,14 @@ from orchestration.tool_turn import Approver
 def read_prompt(args: argparse.Namespace) -> str | None:
     require_text(getattr(args, "system", None), "--system")
     require_text(getattr(args, "model", None), "--model")
-    if args.regenerate:
+    if args.regenerate and getattr(args, "continue_answer", False):
+        raise UsageError("--regenerate and --continue cannot be used together")
+    if args.regenerate or getattr(args, "continue_answer", False):
+        flag = "--regenerate" if args.regenerate else "--continue"
         if args.conversation is None:
-            raise UsageError("--regenerate needs --conversation ID")
+            raise UsageError(f"{flag} needs --conversation ID")
         if args.prompt is not None:
-            raise UsageError("--regenerate answers the last message again; it takes no prompt")
+            raise UsageError(f"{flag} goes on from the conversation's last message; it takes no prompt")
         return None
     prompt = require_text(args.prompt, "the prompt")
     if prompt is None:
@@ -109,7 +112,9 @@ def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, service:
     history: History | None = None
     try:
         history = None if args.no_save and args.conversation is None else open_history(args)
-        prepared = service.begin(plan, history, args.conversation, regenerate=args.regenerate)
+        placement = continuation(history, args.conversation) if getattr(args, "continue_answer", False) and \
+            history is not None else None
+        prepared = service.begin(plan, history, args.conversation, regenerate=args.regenerate, placement=placement)
     except NothingToRegenerateError as problem:
         if history is not None:
             history.close()

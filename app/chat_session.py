@@ -19,6 +19,8 @@ from typing import Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
+from app.chat_actions import ChatActions
+from app.chat_recording import Placement
 from app.conversation_files import (
     choose_export_file,
     choose_import_file,
@@ -188,6 +190,7 @@ class ChatSession(QObject):
         self.views.show_new()  # the window opens on a new chat, with its hint
         if storage_problem:
             w.show_error_in_chat(storage_problem)
+        self.actions = ChatActions(self, window_problem)  # the per-message actions (app/chat_actions.py)
         self.refresh_providers()
         self.refresh_conversations()
         self.start_mcp()
@@ -197,6 +200,7 @@ class ChatSession(QObject):
     def refresh_providers(self) -> None:
         models = [(p.id, p.default_model or "") for p in self.settings.providers]
         self.window.composer.set_models(models)
+        self.actions.set_models([m for m in models if m[1]])
         default = next((p for p in self.settings.providers if p.id == self.settings.default_provider), None)
         if default is not None:
             self.window.composer.set_current_model(default.id, default.default_model or "")
@@ -394,7 +398,7 @@ class ChatSession(QObject):
             self.window.composer.restore_text(text)
             return
         try:
-            self._start_run(text)
+            self.start_run(text)
         except (EnvironmentProblem, RunSetupError) as problem:
             self.window.composer.restore_text(text)
             message = window_problem(problem)
@@ -411,12 +415,16 @@ class ChatSession(QObject):
                             reasoning_effort=effort_for_request(self.window.composer.reasoning_effort()),
                             tools="all" if self.window.composer.tools_enabled() else "none")
 
-    def _start_run(self, text: str) -> None:
+    def start_run(self, text: str | None, *, placement: Placement | None = None,
+                  chat: ChatSettings | None = None) -> None:
+        """Start a run: ``text`` after the open conversation's last message, or where ``placement`` says (the
+        message actions: ``text`` None to answer again or continue)."""
         service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory)
-        plan = service.plan(text, self.chat_settings())
+        plan = service.plan(text, chat or self.chat_settings())
         self.window.inspector.set_secrets(plan.secrets)
-        prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history)
-        if self.history is None:  # without a database the conversation lives in memory only
+        prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history,
+                                 placement=placement)
+        if self.history is None and text is not None:  # without a database the conversation lives in memory only
             self._memory_history.append(UserMessage(content=text))
         self.conversation_id = conversation_id = prepared.conversation_id
         self.views.saved_as(conversation_id)
@@ -428,9 +436,12 @@ class ChatSession(QObject):
                                   on_pending=lambda call_ids: self.views.pending(conversation_id, call_ids))
         self.window.show_welcome(False)
         leave_empty(self.window)
-        self.window.chat_view.add_user_message(text)
+        if placement is not None:
+            self.actions.reload()  # the branch up to where the run goes
+        elif text is not None:
+            self.window.chat_view.add_user_message(text)
         self.window.reasoning_pane.expect_reasoning(state.expect_reasoning)
-        self.controller.start(prepared, text, approver)
+        self.controller.start(prepared, text or "", approver)
         self.views.starting(conversation_id)
         self.window.set_status(model=f"{plan.target.config.id} · {plan.target.model}")
         self.refresh_conversations()
@@ -447,6 +458,7 @@ class ChatSession(QObject):
             self.window.composer.restore_text(live.text)
         self.refresh_conversations()
         if shown:
+            self.actions.after_run()  # the answer gets its id and versions (app/chat_actions.py)
             self.refresh_runs()
             self.window.composer.focus_input()
 
@@ -487,6 +499,7 @@ class ChatSession(QObject):
         self.conversation_id = None
         self.window.forget_live_answer()
         self.views.show_new()
+        self.actions.actions.reset()
         self.refresh_runs()
         self.window.show_welcome(not self.settings.providers)
         self.window.composer.focus_input()
@@ -509,6 +522,7 @@ class ChatSession(QObject):
 
         self.window.show_welcome(False)
         self.window.forget_live_answer()
+        self.actions.actions.reset()
         try:
             self.views.show(self.history, conversation_id, records, visibility_of)
         except StorageError as problem:

@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from app.chat_recording import ChatConversation, prepare_conversation
+from app.chat_recording import ChatConversation, Placement, prepare_conversation
 from app.provider_setup import key_required, provider_config
 from app.secrets import SecretStore, provider_entry
 from app.settings import ProviderSettings, Settings
@@ -216,17 +216,21 @@ class RunService:
 
     # --- the user's message first ---------------------------------------------------------------------
     def begin(self, plan: RunPlan, history: History | None, conversation_id: int | None = None, *,
-              regenerate: bool = False, memory: Sequence[Message] = ()) -> PreparedRun:
+              regenerate: bool = False, memory: Sequence[Message] = (),
+              placement: Placement | None = None) -> PreparedRun:
         """Record the user message (a new conversation when ``conversation_id`` is None and there is a history)
-        and build the request. Raises StorageError or NotFoundError when that fails; then nothing is sent."""
+        and build the request. ``placement`` puts the run elsewhere in the conversation's tree than after its
+        last message (edit a question, answer one again, continue an answer; app/chat_recording.py).
+        Raises StorageError or NotFoundError when that fails; then nothing is sent."""
         target, chat = plan.target, plan.chat
         conversation = prepare_conversation(
             history, conversation_id, plan.prompt, system=chat.system, regenerate=regenerate, save=chat.save,
-            provider=target.config.id, model=target.model, secrets=plan.secrets, memory=memory)
+            provider=target.config.id, model=target.model, secrets=plan.secrets, memory=memory,
+            placement=placement)
         run_id = uuid.uuid4().hex
         if conversation.recorder is not None:
             conversation.recorder.begin(conversation.prompt, reply_to=conversation.reply_to, run_id=run_id,
-                                        provider=target.config.id, model=target.model)
+                                        provider=target.config.id, model=target.model, after=conversation.after)
         cid = conversation.conversation_id
         request = RunRequest(model=target.model, messages=conversation.messages, tool_names=plan.tool_names,
                              tool_choice=plan.tool_choice, stream=chat.stream,

@@ -83,9 +83,9 @@ def test_type_send_and_read_back(qtbot, qasync_loop, configured, server):
     assert window.conversations.ids_in_order() == [session.conversation_id]
 
     session.search("shells")  # the answer's markdown is not shown; the matched word is marked
-    hit = next(window.conversations.list.item(i) for i in range(window.conversations.list.count())
-               if "crack" in window.conversations.list.item(i).text())
-    assert "**" not in hit.text() and "They crack shells with stones." in hit.text()
+    model = window.conversations.model
+    hit = next(model.index(i, 0) for i in range(model.rowCount()) if "crack" in model.index(i, 0).data())
+    assert "**" not in hit.data() and "They crack shells with stones." in hit.data()
     assert [text for text, marked in hit.data(PIECES_ROLE) if marked] == ["shells"]
     session.search("")
 
