@@ -26,6 +26,8 @@ from app.conversation_files import (
     suggested_path,
     write_export,
 )
+from app.engine.manager import BuiltinEngine
+from app.engine.window_link import EngineLink, builtin_choices, welcome_note
 from app.errors import EnvironmentProblem
 from app.history_view import chat_messages
 from app.provider_check import draft_config, model_names, trial_reply
@@ -136,7 +138,7 @@ class ChatSession(QObject):
                  secrets: SecretStore, registry_factory: RegistryFactory, *,
                  dialog_factory: DialogFactory = AddProviderDialog, storage_problem: str | None = None,
                  discover: bool = True, theme: ThemeController | None = None,
-                 preferences_factory: PreferencesFactory = PreferencesDialog) -> None:
+                 preferences_factory: PreferencesFactory = PreferencesDialog, engine_dir: Path | None = None) -> None:
         super().__init__(window)
         self.window = window
         self.history = history
@@ -149,6 +151,9 @@ class ChatSession(QObject):
         self.theme = theme
         self.preferences: PreferencesDialog | None = None
         self.controller = RunController(self)
+        # the built-in engine: nothing starts until a run needs it (app/engine)
+        self.engine = BuiltinEngine(settings.engine, engine_dir or Path(str(settings_path)).parent)
+        self.engine_link = EngineLink(self.engine, window)
         self.approver = WindowApprover(window.approval, lambda: self.settings, self.always_allow)
         self.conversation_id: int | None = None
         self._recorder: RunRecorder | None = None
@@ -198,10 +203,11 @@ class ChatSession(QObject):
     # --- providers ----------------------------------------------------------------------------------
     def refresh_providers(self) -> None:
         models = [(p.id, p.default_model or "") for p in self.settings.providers]
-        self.window.composer.set_models(models)
+        self.window.composer.set_models(models + builtin_choices(self.settings))
         default = next((p for p in self.settings.providers if p.id == self.settings.default_provider), None)
         if default is not None:
             self.window.composer.set_current_model(default.id, default.default_model or "")
+        self.window.welcome.set_offline_note(welcome_note(self.settings) if not self.settings.providers else "")
         self.window.show_welcome(not self.settings.providers and self.conversation_id is None)
         if not self.settings.providers and self._discover_enabled:
             self.start_discovery()
@@ -232,6 +238,7 @@ class ChatSession(QObject):
                         QUIT_RUN_WAIT_S)
         await asyncio.gather(*self.background_tasks(), return_exceptions=True)
         await self.mcp.aclose()
+        await self.engine.aclose()
 
     def start_discovery(self) -> None:
         """Look for local servers in the background; the welcome panel lists what answers."""
@@ -413,7 +420,8 @@ class ChatSession(QObject):
                             tools="all" if self.window.composer.tools_enabled() else "none")
 
     def _start_run(self, text: str) -> None:
-        service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory)
+        service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory,
+                             engine=self.engine)
         plan = service.plan(text, self.chat_settings())
         self.window.inspector.set_secrets(plan.secrets)
         prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history)

@@ -48,7 +48,7 @@ def _positive_float(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from app import history_command, keys_command, mcp_command, providers_command
+    from app import history_command, keys_command, local_command, mcp_command, providers_command
 
     parser = argparse.ArgumentParser(
         prog="parley", description="Parley: chat with LLMs from your own machine. With no command, the window "
@@ -117,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     keys_command.add_parser(sub, parents)
     providers_command.add_parser(sub, parents)
     mcp_command.add_parser(sub, parents)
+    local_command.add_parser(sub, parents)
     history_command.add_parsers(sub, parents)
     return parser
 
@@ -146,6 +147,10 @@ def _dispatch(args: argparse.Namespace) -> int | None:
         from app.providers_command import run_providers
 
         return run_providers(args)
+    if args.command == "local":
+        from app.local_command import run_local
+
+        return run_local(args)
     from app import history_command
 
     commands = {"history": history_command.run_history, "search": history_command.run_search,

@@ -91,8 +91,9 @@ def _detail_text(record: dict[str, Any]) -> str:
 
 def _assistant_to_wire(message: AssistantMessage, config: ProviderConfig) -> dict[str, Any]:
     calls = message.tool_calls
-    # content may be null only beside tool calls; several servers reject a null-content assistant turn
-    out: dict[str, Any] = {"role": "assistant", "content": message.text or (None if calls else "")}
+    # content may be null only beside tool calls, and some servers refuse even that (null_assistant_content)
+    null = bool(calls) and config.capabilities.null_assistant_content
+    out: dict[str, Any] = {"role": "assistant", "content": message.text or (None if null else "")}
     if calls:
         out["tool_calls"] = [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments or "{}"}}
