@@ -75,5 +75,5 @@ def test_without_the_engine_installed_builtin_says_how_to_get_it(
 def test_an_unknown_builtin_model_names_the_known_ones(installed: None, engine_settings: EngineSettings,
                                                        tmp_path: Path) -> None:
     runs = service(Settings(engine=engine_settings), BuiltinEngine(engine_settings, tmp_path))
-    with pytest.raises(EngineUnavailableError, match="no local model 'big'.*tiny"):
+    with pytest.raises(EngineUnavailableError, match=r"no local model 'big'.*tiny"):
         runs.target(ChatSettings(provider="builtin", model="big"))

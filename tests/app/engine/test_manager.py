@@ -49,7 +49,8 @@ async def test_started_on_first_use_shared_by_concurrent_callers_and_stopped(
     pid = built.pid
     assert [s.phase for s in statuses].count("ready") == 1  # one start for both
     assert any(s.phase == "starting" and "loading" in s.detail for s in statuses)  # progress while loading
-    response = httpx.get(first + "/models", trust_env=False)
+    async with httpx.AsyncClient(trust_env=False) as client:
+        response = await client.get(first + "/models")
     assert response.json()["data"][0]["id"] == "tiny"
     await built.aclose()
     assert gone(pid) and built.status.phase == "stopped"
