@@ -213,6 +213,8 @@ class RunService:
     def _builtin_target(self, chat: ChatSettings) -> ChatTarget:
         if self.engine is None:
             raise EngineUnavailableError("the built-in engine is not available here")
+        if not self.settings.engine.enabled:
+            raise EngineUnavailableError("the built-in engine is turned off (engine.enabled in the settings)")
         if not library.engine_installed():
             raise EngineUnavailableError("the built-in engine is not installed: run `make run` or "
                                          "scripts/bootstrap.sh to build it (a few minutes, once)")

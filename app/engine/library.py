@@ -67,8 +67,8 @@ def engine_installed() -> bool:
 
 
 def builtin_usable(settings: EngineSettings) -> bool:
-    """The engine is installed and has a model to run."""
-    return engine_installed() and bool(models(settings))
+    """The engine is turned on, installed and has a model to run."""
+    return settings.enabled and engine_installed() and bool(models(settings))
 
 
 def models(settings: EngineSettings) -> list[ModelEntry]:

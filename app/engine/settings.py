@@ -36,6 +36,7 @@ class LocalModel(BaseModel):
 class EngineSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
+    enabled: bool = Field(True, description="offer the built-in engine (provider builtin); false: never start it")
     context_size: int = Field(DEFAULT_CONTEXT_SIZE, ge=MIN_CONTEXT_SIZE, le=MAX_CONTEXT_SIZE,
                               description="tokens the engine keeps in context (llama.cpp n_ctx)")
     threads: int | None = Field(None, ge=1, le=MAX_THREADS, description="CPU threads; null: half the CPUs")

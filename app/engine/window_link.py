@@ -15,7 +15,7 @@ from widgets.main_window import MainWindow
 
 def builtin_choices(settings: Settings) -> list[tuple[str, str]]:
     """(provider, model) pairs for the composer's picker: the engine's models when it can run."""
-    if not library.engine_installed():
+    if not library.builtin_usable(settings.engine):
         return []
     return [(BUILTIN_PROVIDER, entry.name) for entry in library.models(settings.engine)]
 

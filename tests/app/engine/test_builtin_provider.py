@@ -77,3 +77,13 @@ def test_an_unknown_builtin_model_names_the_known_ones(installed: None, engine_s
     runs = service(Settings(engine=engine_settings), BuiltinEngine(engine_settings, tmp_path))
     with pytest.raises(EngineUnavailableError, match=r"no local model 'big'.*tiny"):
         runs.target(ChatSettings(provider="builtin", model="big"))
+
+
+def test_turned_off_the_engine_is_never_offered_or_started(installed: None, engine_settings: EngineSettings,
+                                                           tmp_path: Path) -> None:
+    engine_settings.enabled = False
+    runs = service(Settings(engine=engine_settings), BuiltinEngine(engine_settings, tmp_path))
+    with pytest.raises(NoProviderError):
+        runs.target(ChatSettings())
+    with pytest.raises(EngineUnavailableError, match=r"turned off \(engine.enabled"):
+        runs.target(ChatSettings(provider="builtin"))
