@@ -132,6 +132,8 @@ def build_payload(request: ModelRequest, config: ProviderConfig) -> dict[str, An
             for t in request.tools
         ]
         choice = request.tool_choice
+        if choice == "required" and not caps.required_tool_choice and len(request.tools) == 1:
+            choice = NamedToolChoice(name=request.tools[0].name)  # the same demand, in a form the server obeys
         payload["tool_choice"] = (
             {"type": "function", "function": {"name": choice.name}} if isinstance(choice, NamedToolChoice)
             else choice

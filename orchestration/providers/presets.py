@@ -34,7 +34,7 @@ _LOCAL = dict(key_required=False, local=True, idle_timeout=300.0)
 # llama-cpp-python's server (``python -m llama_cpp.server``), which the built-in engine runs too: what the real
 # server refuses or ignores, found by tests/e2e/llama_server (docs/providers.md, "Quirks handled").
 LLAMA_CPP_PYTHON = Capabilities(think_tags=True, parallel_tool_calls=False, reasoning_output=True,
-                                null_assistant_content=False)
+                                null_assistant_content=False, required_tool_choice=False)
 BUILTIN_URL = "http://127.0.0.1:0/v1"  # a placeholder: the engine's real port is chosen when it starts
 
 PRESETS: dict[str, Preset] = {

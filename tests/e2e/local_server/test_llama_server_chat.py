@@ -92,6 +92,22 @@ async def test_the_real_server_refuses_null_content_beside_tool_calls(llama_serv
     assert any("422" in message for message in errors(events))
 
 
+async def test_required_with_one_tool_is_sent_by_name_and_obeyed(llama_server: LlamaServer) -> None:
+    result, events = await run(llama_server, "What is 6 times 7?", tools=calculator(), tool_choice="required",
+                               max_iterations=1)
+    assert errors(events) == []
+    assert [c.name for e in events if e.type == "tool_calls" for c in e.calls][:1] == ["calculate"]
+
+
+async def test_the_real_server_ignores_required(llama_server: LlamaServer) -> None:
+    """Why the preset has ``required_tool_choice=False``: sent as ``required``, no tool is ever called."""
+    result, events = await run(llama_server, "What is 6 times 7?", tools=calculator(), tool_choice="required",
+                               max_iterations=1, required_tool_choice=True)
+    request = json.loads(next(e for e in events if e.type == "model_exchange").request_body)
+    assert request["tool_choice"] == "required"
+    assert not any(e.type == "tool_calls" for e in events)
+
+
 async def test_tool_choice_auto_while_streaming(llama_server: LlamaServer) -> None:
     result, events = await run(llama_server, "What is 12 plus 30?", tools=calculator(), max_iterations=2)
     assert errors(events) == []
