@@ -23,6 +23,7 @@ from orchestration.engine import (
     ModelRequest,
     NamedToolChoice,
     ProviderEvent,
+    ResponseComplete,
     TokenUsage,
 )
 from orchestration.errors import (
@@ -37,6 +38,7 @@ from orchestration.messages import (
     AssistantMessage,
     ReasoningPart,
     SystemMessage,
+    TextPart,
     ToolResultMessage,
     UserMessage,
 )
@@ -261,8 +263,15 @@ class ChunkReader:
 
     def finish(self) -> list[ProviderEvent]:
         events = self._inline.flush()
-        return events + self.acc.finish(map_finish(self.finish_reason),
-                                        self.native_finish_reason or self.finish_reason)
+        events += self.acc.finish(map_finish(self.finish_reason), self.native_finish_reason or self.finish_reason)
+        complete = events[-1]
+        if (isinstance(complete, ResponseComplete) and complete.finish_reason in ("stop", "unknown")
+                and not any(p.text if isinstance(p, TextPart | ReasoningPart) else True
+                            for p in complete.message.parts)):
+            # chunks came, but not one word, thought or call in them: as empty as an empty body
+            raise empty_response(self.provider_name, f"{self.chunks} chunk(s) without text, reasoning or a tool "
+                                                     "call")
+        return events
 
     def malformed(self, what: str) -> ProviderError:
         return self._with_partial(MalformedResponseError(

@@ -51,9 +51,12 @@ class LlamaServer:
         command = [sys.executable, "-m", "llama_cpp.server", "--model", str(demo_model()), "--model_alias",
                    MODEL_ALIAS, "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(CONTEXT),
                    "--n_threads", str(THREADS), "--n_threads_batch", str(THREADS), "--seed", "7"]
+        # llama.cpp's OpenMP threads spin while waiting; on a shared 2-core machine that slows a 48-token answer
+        # from seconds to a minute. Passive waiting keeps it fast (the engine does the same, app/engine/process.py).
+        env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
         with self.log_path.open("wb") as log:
             self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                         start_new_session=True)
+                                         start_new_session=True, env=env)
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
