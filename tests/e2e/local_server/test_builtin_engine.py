@@ -23,6 +23,20 @@ from tests.support.memory_keyring import MemoryKeyring
 pytestmark = pytest.mark.skipif(llama_cpp_missing() is not None, reason=llama_cpp_missing() or "")
 
 
+def engines_of_this_home() -> list[int]:
+    """Running llama.cpp servers started with this test's PARLEY_HOME in their environment."""
+    home = f"PARLEY_HOME={os.environ['PARLEY_HOME']}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and b"llama_cpp.server" in (entry / "cmdline").read_bytes() \
+                    and home in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
 def no_engine_left(pid: int | None) -> bool:
     if pid is None:
         return True
@@ -45,6 +59,7 @@ def test_parley_chat_with_provider_builtin_answers_offline() -> None:
     assert events[-1]["type"] == "done" and events[-1]["finish_reason"] in ("stop", "length")
     log = Path(os.environ["PARLEY_HOME"]) / "data" / "engine.log"
     assert "llama_cpp.server" in log.read_text(errors="replace")  # kept for a look after the fact
+    assert engines_of_this_home() == []  # stopped when the command ended
 
 
 def test_a_fresh_machine_with_no_provider_answers_with_the_demo_model() -> None:
@@ -76,6 +91,7 @@ def test_the_window_answers_offline_and_stops_the_engine_on_quit(qtbot, qasync_l
     assert window.model_label.text() == f"builtin · {DEMO_MODEL}"
     pid = session.engine.pid
     assert pid is not None and not no_engine_left(pid)
+    assert engines_of_this_home() == [pid]  # the finder the CLI test relies on sees a running engine
 
     qasync_loop.run_until_complete(session.aclose())
-    assert no_engine_left(pid)
+    assert no_engine_left(pid) and engines_of_this_home() == []
