@@ -86,7 +86,6 @@ async def direct(settings: EngineSettings, max_tokens: int) -> dict[str, float]:
                         break
                 except httpx.HTTPError:
                     await asyncio.sleep(0.25)
-            engine_mb = rss_mb(proc.pid)
             body = {"model": DEMO_MODEL, "messages": [{"role": "user", "content": PROMPT}], "stream": True,
                     "max_tokens": max_tokens, "temperature": 0}
             async with client.stream("POST", base + "/chat/completions", json=body) as response:
@@ -98,6 +97,7 @@ async def direct(settings: EngineSettings, max_tokens: int) -> dict[str, float]:
                         tokens += 1
                         first = first or time.perf_counter()
         last = time.perf_counter()
+        engine_mb = rss_mb(proc.pid)  # after the answer, as for Parley's
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
