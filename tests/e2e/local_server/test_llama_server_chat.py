@@ -96,7 +96,7 @@ async def test_the_real_server_refuses_null_content_beside_tool_calls(llama_serv
 
 
 async def test_required_with_one_tool_is_sent_by_name_and_obeyed(llama_server: LlamaServer) -> None:
-    result, events = await run(llama_server, "What is 6 times 7?", tools=calculator(), tool_choice="required",
+    _result, events = await run(llama_server, "What is 6 times 7?", tools=calculator(), tool_choice="required",
                                max_iterations=1)
     assert errors(events) == []
     assert [c.name for e in events if e.type == "tool_calls" for c in e.calls][:1] == ["calculate"]
@@ -104,7 +104,7 @@ async def test_required_with_one_tool_is_sent_by_name_and_obeyed(llama_server: L
 
 async def test_the_real_server_ignores_required(llama_server: LlamaServer) -> None:
     """Why the preset has ``required_tool_choice=False``: sent as ``required``, no tool is ever called."""
-    result, events = await run(llama_server, "What is 6 times 7?", tools=calculator(), tool_choice="required",
+    _result, events = await run(llama_server, "What is 6 times 7?", tools=calculator(), tool_choice="required",
                                max_iterations=1, required_tool_choice=True)
     request = json.loads(next(e for e in events if e.type == "model_exchange").request_body)
     assert request["tool_choice"] == "required"
