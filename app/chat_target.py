@@ -25,6 +25,7 @@ from app.run_service import (
     ToolChoiceError,
     ToolSelectionError,
     UnknownProviderError,
+    UnsupportedSettingError,
 )
 from app.secrets import SecretStore, SecretStoreError
 from app.settings import Settings
@@ -56,12 +57,15 @@ def chat_settings(args: argparse.Namespace, settings: Settings, *, env_key: str 
         if not args.model:
             raise UsageError("--model is required with --preset, --base-url or --kind")
         one_off_config = one_off()
+    system = args.system
+    if system is None and getattr(args, "conversation", None) is None:
+        system = settings.chat.system_prompt or None  # a new chat starts with the default system prompt
     return ChatSettings(provider=args.provider, model=args.model, reasoning_effort=args.reasoning_effort,
-                        one_off=one_off_config, api_key=env_key, idle_timeout=args.idle_timeout, tools=args.tools,
-                        tool_choice=args.tool_choice, stream=not args.no_stream,
-                        max_output_tokens=args.max_output_tokens, max_iterations=args.max_iterations,
-                        call_timeout=args.call_timeout,
-                        system=args.system, save=not args.no_save)
+                        one_off=one_off_config, api_key=env_key, idle_timeout=args.idle_timeout,
+                        tools=args.tools or "all", tool_choice=args.tool_choice, stream=not args.no_stream,
+                        max_output_tokens=args.max_output_tokens, temperature=getattr(args, "temperature", None),
+                        max_iterations=args.max_iterations, call_timeout=args.call_timeout,
+                        system=system, save=not args.no_save)
 
 
 def cli_problem(problem: Exception, store: SecretStore) -> Exception:
@@ -84,6 +88,10 @@ def cli_problem(problem: Exception, store: SecretStore) -> Exception:
         return UsageError(f"--tools: {problem}")
     if isinstance(problem, ToolChoiceError):
         return UsageError(f"--tool-choice {problem}")
+    if isinstance(problem, UnsupportedSettingError):
+        flag = {"reasoning_effort": "--reasoning-effort", "temperature": "--temperature",
+                "max_output_tokens": "--max-output-tokens"}[problem.setting]
+        return UsageError(f"{flag}: {problem.reason}")
     if isinstance(problem, UnsupportedKindError):
         return UsageError(f"--kind: {problem}")
     if isinstance(problem, RunSetupError | NothingToRegenerateError):
