@@ -36,6 +36,14 @@ WIRE_FIELDS: dict[str, tuple[str, str]] = {
 """(temperature, output-token limit): where each wire format takes them in the request body."""
 
 
+def wire_fields(config: ProviderConfig) -> tuple[str, str] | None:
+    """Where ``config``'s requests carry (temperature, output-token limit), dotted; None for an unknown format."""
+    fields = WIRE_FIELDS.get(config.kind)
+    if fields is not None and config.kind == "openai":
+        return fields[0], config.capabilities.max_tokens_field
+    return fields
+
+
 @dataclass(frozen=True)
 class ChatControls:
     """Per control: None when the provider and model accept it, else the reason it cannot be used."""
