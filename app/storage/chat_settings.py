@@ -1,6 +1,7 @@
 """The chat settings a conversation keeps, so reopening it (also after a restart, also from ``parley chat -c``)
-sends the next message the same way: provider, model and system prompt (on the conversation's row), and the
-tools it offers, reasoning effort, temperature and output-token limit (``conversation_settings``, migration 3).
+sends the next message the same way: the system prompt (on the conversation's row, where replay and export read
+it), and the provider's id, model, tools it offers, reasoning effort, temperature and output-token limit
+(``conversation_settings``, migration 3; the conversation row's provider is the display name runs record).
 
 The run service saves them whenever a message is sent in a saved conversation; the window also saves them when
 the user changes a control of an open conversation.
@@ -24,7 +25,7 @@ REASONING_EFFORTS = ("off", "minimal", "low", "medium", "high")
 
 @dataclass(frozen=True)
 class StoredChatSettings:
-    provider: str | None = None
+    provider: str | None = None  # the provider's id in the settings
     model: str | None = None
     system_prompt: str | None = None  # None or "": no system prompt
     tools: tuple[str, ...] | None = None  # the tools offered; None: every tool the settings offer
@@ -49,11 +50,11 @@ def _settings(conversation: dict[str, Any], row: dict[str, Any] | None) -> Store
             raise ValueError(f"reasoning effort {effort!r} is not one of {', '.join(REASONING_EFFORTS)}")
         if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, int | float)):
             raise ValueError(f"temperature {temperature!r} is not a number")
-        extra = dict(tools=_tools(loads_or_none(row["tools"])), reasoning_effort=effort,
+        extra = dict(provider=row["provider"], model=row["model"] or conversation["model"], tools=_tools(loads_or_none(row["tools"])), reasoning_effort=effort,
                      temperature=None if temperature is None else float(temperature),
                      max_output_tokens=row["max_output_tokens"])
-    return StoredChatSettings(provider=conversation["provider"], model=conversation["model"],
-                              system_prompt=conversation["system_prompt"], **extra)
+    return StoredChatSettings(**{"model": conversation["model"], "system_prompt": conversation["system_prompt"],
+                                 **extra})
 
 
 class ChatSettingsStore:
@@ -68,10 +69,9 @@ class ChatSettingsStore:
         """Raises NotFoundError for a wrong id, DamagedDatabaseError for a row Parley never writes."""
         conversation = self.history.conversation(conversation_id)
         rows = list(self.history.db.query(
-            "SELECT conversation_id AS id, tools, reasoning_effort, temperature, max_output_tokens, updated_at "
+            "SELECT conversation_id AS id, provider, model, tools, reasoning_effort, temperature, max_output_tokens, updated_at "
             "FROM conversation_settings WHERE conversation_id = ?", [conversation_id]))
-        base = {"provider": conversation.provider, "model": conversation.model,
-                "system_prompt": conversation.system_prompt}
+        base = {"model": conversation.model, "system_prompt": conversation.system_prompt}
         row = rows[0] if rows else None
         if row is None:
             return _settings(base, None)
@@ -87,13 +87,14 @@ class ChatSettingsStore:
         db = self.history.db
         with write_transaction(db):
             self.history.conversation(conversation_id)  # NotFoundError for a wrong id
-            db.execute("UPDATE conversations SET provider = ?, model = ?, system_prompt = ? WHERE id = ?",
-                       [settings.provider, settings.model, settings.system_prompt or None, conversation_id])
+            db.execute("UPDATE conversations SET system_prompt = ? WHERE id = ?",
+                       [settings.system_prompt or None, conversation_id])
             db.execute(
-                "INSERT INTO conversation_settings (conversation_id, tools, reasoning_effort, temperature, "
-                "max_output_tokens, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id) DO UPDATE "
-                "SET tools = excluded.tools, reasoning_effort = excluded.reasoning_effort, "
+                "INSERT INTO conversation_settings (conversation_id, provider, model, tools, reasoning_effort, "
+                "temperature, max_output_tokens, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (conversation_id) DO UPDATE SET provider = excluded.provider, model = excluded.model, "
+                "tools = excluded.tools, reasoning_effort = excluded.reasoning_effort, "
                 "temperature = excluded.temperature, max_output_tokens = excluded.max_output_tokens, "
                 "updated_at = excluded.updated_at",
-                [conversation_id, tools, settings.reasoning_effort, settings.temperature, settings.max_output_tokens,
+                [conversation_id, settings.provider, settings.model, tools, settings.reasoning_effort, settings.temperature, settings.max_output_tokens,
                  now_ms()])

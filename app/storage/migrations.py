@@ -174,12 +174,15 @@ CREATE INDEX runs_conversation ON runs(conversation_id);
 CREATE INDEX runs_running ON runs(status) WHERE status = 'running';
 """
 
-# The chat settings a conversation keeps besides its provider, model and system prompt (which live on the
-# conversation row): the tools it offers, reasoning effort, temperature and output-token limit. No row: the
-# defaults (every tool the settings offer, the provider's own effort, no temperature or limit sent).
+# The chat settings a conversation keeps besides its system prompt (on the conversation row): the provider's
+# id in the settings and the model (conversations.provider holds the display name its runs record), the tools
+# it offers, reasoning effort, temperature and output-token limit. No row: the defaults (the default provider,
+# every tool the settings offer, the provider's own effort, no temperature or limit sent).
 CHAT_SETTINGS = """
 CREATE TABLE conversation_settings (
     conversation_id INTEGER PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+    provider TEXT,
+    model TEXT,
     tools TEXT,
     reasoning_effort TEXT CHECK (reasoning_effort IN ('off', 'minimal', 'low', 'medium', 'high')),
     temperature REAL CHECK (temperature >= 0),

@@ -24,14 +24,12 @@ def test_settings_round_trip_and_survive_reopening(history, db_path):
     with History.open(db_path) as reopened:
         assert ChatSettingsStore(reopened).load(cid) == saved
         conversation = reopened.conversation(cid)
-        assert (conversation.provider, conversation.model, conversation.system_prompt) == \
-            ("other", "m2", "answer in French")
+        assert (conversation.provider, conversation.system_prompt) == ("local", "answer in French")
 
 
-def test_a_conversation_without_a_row_has_its_own_provider_and_the_defaults(history):
-    cid = history.create_conversation("t", provider="local", model="m1", system_prompt="be brief")
-    assert ChatSettingsStore(history).load(cid) == StoredChatSettings(provider="local", model="m1",
-                                                                      system_prompt="be brief")
+def test_a_conversation_without_a_row_has_its_model_prompt_and_the_defaults(history):
+    cid = history.create_conversation("t", provider="Local server", model="m1", system_prompt="be brief")
+    assert ChatSettingsStore(history).load(cid) == StoredChatSettings(model="m1", system_prompt="be brief")
 
 
 def test_no_tools_is_kept_apart_from_all_tools_and_a_cleared_prompt_is_none(history):
@@ -104,8 +102,7 @@ def test_migration_3_adds_chat_settings_and_keeps_every_row_of_a_version_2_datab
     assert {t: old.execute(f"SELECT * FROM {t}").fetchall() for t in tables} == before
     old.close()
     with History.open(db_path) as history:
-        assert ChatSettingsStore(history).load(1) == StoredChatSettings(provider="local", model="m",
-                                                                        system_prompt="sys")
+        assert ChatSettingsStore(history).load(1) == StoredChatSettings(model="m", system_prompt="sys")
         assert [h.message_id for h in HistorySearch(history).search("lisbon")] == [1]
         ChatSettingsStore(history).save(1, StoredChatSettings(provider="local", model="m", temperature=0.7))
         assert ChatSettingsStore(history).load(1).temperature == 0.7
