@@ -50,7 +50,8 @@ def _settings(conversation: dict[str, Any], row: dict[str, Any] | None) -> Store
             raise ValueError(f"reasoning effort {effort!r} is not one of {', '.join(REASONING_EFFORTS)}")
         if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, int | float)):
             raise ValueError(f"temperature {temperature!r} is not a number")
-        extra = dict(provider=row["provider"], model=row["model"] or conversation["model"], tools=_tools(loads_or_none(row["tools"])), reasoning_effort=effort,
+        extra = dict(provider=row["provider"], model=row["model"] or conversation["model"],
+                     tools=_tools(loads_or_none(row["tools"])), reasoning_effort=effort,
                      temperature=None if temperature is None else float(temperature),
                      max_output_tokens=row["max_output_tokens"])
     return StoredChatSettings(**{"model": conversation["model"], "system_prompt": conversation["system_prompt"],
@@ -69,8 +70,8 @@ class ChatSettingsStore:
         """Raises NotFoundError for a wrong id, DamagedDatabaseError for a row Parley never writes."""
         conversation = self.history.conversation(conversation_id)
         rows = list(self.history.db.query(
-            "SELECT conversation_id AS id, provider, model, tools, reasoning_effort, temperature, max_output_tokens, updated_at "
-            "FROM conversation_settings WHERE conversation_id = ?", [conversation_id]))
+            "SELECT conversation_id AS id, provider, model, tools, reasoning_effort, temperature, max_output_tokens, "
+            "updated_at FROM conversation_settings WHERE conversation_id = ?", [conversation_id]))
         base = {"model": conversation.model, "system_prompt": conversation.system_prompt}
         row = rows[0] if rows else None
         if row is None:
@@ -96,5 +97,6 @@ class ChatSettingsStore:
                 "tools = excluded.tools, reasoning_effort = excluded.reasoning_effort, "
                 "temperature = excluded.temperature, max_output_tokens = excluded.max_output_tokens, "
                 "updated_at = excluded.updated_at",
-                [conversation_id, settings.provider, settings.model, tools, settings.reasoning_effort, settings.temperature, settings.max_output_tokens,
+                [conversation_id, settings.provider, settings.model, tools, settings.reasoning_effort,
+                 settings.temperature, settings.max_output_tokens,
                  now_ms()])
