@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
 from widgets.icons import icon
 
 POPUP_MIN_WIDTH = 300
-POPUP_MAX_HEIGHT = 420
+POPUP_MAX_HEIGHT = 520
+POPUP_TREE_MAX_HEIGHT = 420  # the list scrolls past this
 _NAME_ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -137,6 +138,10 @@ class ToolPicker(QToolButton):
     # --- behaviour --------------------------------------------------------------------------------------
     def show_popup(self) -> None:
         popup = self.popup
+        tree = popup.tree
+        rows = tree.topLevelItemCount() + len(self._items())
+        row_height = tree.sizeHintForRow(0) if rows else tree.fontMetrics().height()
+        tree.setFixedHeight(min(rows * row_height + 2 * tree.frameWidth() + 4, POPUP_TREE_MAX_HEIGHT))
         popup.adjustSize()
         height = min(popup.sizeHint().height(), POPUP_MAX_HEIGHT)
         popup.resize(max(popup.sizeHint().width(), POPUP_MIN_WIDTH), height)
