@@ -211,7 +211,7 @@ class ChatSession(QObject):
         models = [(p.id, p.default_model or "") for p in self.settings.providers]
         self.window.composer.set_models(models)
         default = next((p for p in self.settings.providers if p.id == self.settings.default_provider), None)
-        if default is not None:
+        if default is not None and self.conversation_id is None:  # an open conversation keeps its own model
             self.window.composer.set_current_model(default.id, default.default_model or "")
         self.window.show_welcome(not self.settings.providers and self.conversation_id is None)
         self.chat_binding.refresh()

@@ -93,6 +93,8 @@ def test_settings_reach_the_request_and_come_back_after_a_restart(qtbot, qasync_
     assert again.composer.current_model() == ("other", "m2")
     assert again.composer.chat_options() == ChatOptions("Be brief.", 0.3, 200)
     assert again.composer.selected_tools() == ("calculate",)
+    again_session.apply_preferences(again_session.settings)  # Preferences > OK keeps the conversation's model
+    assert again.composer.current_model() == ("other", "m2")
     send(qasync_loop, again, again_session, "and again")
     assert sent_settings(server.requests[-1]) == ("m2", "Be brief.", 0.3, 200, ["calculate"])
     again_session.history.close()
