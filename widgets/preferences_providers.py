@@ -27,13 +27,14 @@ from PySide6.QtWidgets import (
 
 from orchestration.providers import ADAPTER_KINDS
 from orchestration.providers.presets import PRESETS
+from orchestration.reasoning_effort import REASONING_EFFORTS
 from widgets.form_errors import error_label, with_error
 from widgets.list_form_tab import ListFormTab
 from widgets.preferences_keys import KeyActions, KeyRow
 from widgets.safe_text import plain_label
 
 ConnectionTester = Callable[[Any, str | None], Awaitable[list[str]]]  # (a provider model, a typed key)
-REASONING_CHOICES = ("", "minimal", "low", "medium", "high")  # "" leaves it to the composer's picker
+REASONING_CHOICES = ("", *REASONING_EFFORTS)  # "" leaves it to the composer's picker
 MODELS_SHOWN = 8  # model names listed in the test result line; all of them go into the model picker
 FORM_FIELDS = ("id", "base_url", "default_model", "headers")
 

@@ -19,8 +19,9 @@ from app.storage.history import History, now_ms
 from app.storage.integrity import read_record
 from app.storage.records import loads_or_none
 from app.storage.transactions import write_transaction
+from orchestration.reasoning_effort import REASONING_EFFORTS as LEVELS
 
-REASONING_EFFORTS = ("off", "minimal", "low", "medium", "high")
+REASONING_EFFORTS = ("off", *LEVELS)
 
 
 @dataclass(frozen=True)
