@@ -59,7 +59,7 @@ def with_stored(chat: ChatSettings, kept: StoredChatSettings, settings: Settings
         changes["temperature"] = kept.temperature
     if chat.max_output_tokens is None and kept.max_output_tokens is not None:
         changes["max_output_tokens"] = kept.max_output_tokens
-    return replace(chat, **changes)  # type: ignore[arg-type]
+    return replace(chat, **changes)  # type: ignore[arg-type]  # each value fits the field it is keyed by
 
 
 def unsupported_kept(chat: ChatSettings, given: ChatSettings, target: ChatTarget) -> tuple[ChatSettings, list[str]]:
@@ -80,4 +80,4 @@ def unsupported_kept(chat: ChatSettings, given: ChatSettings, target: ChatTarget
         changes["max_output_tokens"] = None
         notices.append(f"not sending the conversation's output limit {chat.max_output_tokens}: "
                        f"{controls.max_output_tokens}")
-    return replace(chat, **changes), notices  # type: ignore[arg-type]
+    return replace(chat, **changes), notices  # type: ignore[arg-type]  # None, which every field takes

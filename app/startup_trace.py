@@ -15,6 +15,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # Qt is not imported for the trace itself
+    from PySide6.QtCore import QObject
 
 TRACE_ENV = "PARLEY_STARTUP_TRACE"
 QUIT_ENV = "PARLEY_STARTUP_QUIT_AFTER"
@@ -58,8 +62,8 @@ def read_marks(path: str) -> dict[str, float]:
     return marks
 
 
-def on_first_paint(widget: object, callback: Callable[[], None]) -> object:
+def on_first_paint(widget: QObject, callback: Callable[[], None]) -> object:
     """Call ``callback`` once, just after ``widget``'s first paint has been handed to the window system."""
     from widgets.first_paint import after_first_paint
 
-    return after_first_paint(widget, callback)  # type: ignore[arg-type]
+    return after_first_paint(widget, callback)

@@ -36,7 +36,7 @@ def coalesced(events: Iterable[RunEvent]) -> Iterator[RunEvent]:
             first, pieces = None, []
         if event.type in _TEXT:
             first = first or event
-            pieces.append(event.content)  # type: ignore[union-attr]
+            pieces.append(event.content)  # type: ignore[union-attr]  # the _TEXT events carry content
         else:
             yield event
     if first is not None:

@@ -15,7 +15,7 @@ import atexit
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -148,7 +148,7 @@ class BuiltinEngine:
         raise AssertionError("unreachable")
 
     @contextlib.asynccontextmanager
-    async def in_use(self, model: str | None = None):  # type: ignore[no-untyped-def]
+    async def in_use(self, model: str | None = None) -> AsyncIterator[str]:
         """``async with engine.in_use(model) as base_url``: the engine is not stopped for idleness meanwhile."""
         base_url = await self.ensure(model)
         self._busy += 1
