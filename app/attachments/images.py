@@ -1,0 +1,80 @@
+"""Images for sending: decoded and checked with Pillow, the first frame of an animation, scaled down to
+``MAX_IMAGE_EDGE`` on the longer side (aspect ratio kept), in a format every wire format accepts.
+
+PNG, JPEG and WebP that are small enough go as they are (byte for byte); a GIF, or an animated image, goes
+as its first frame in PNG; a scaled image is encoded again in its own format (JPEG and WebP at quality
+``JPEG_QUALITY``). The decoded size is checked from the header before any pixel is decoded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import warnings
+
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from app.attachments.errors import AttachmentError
+from app.attachments.limits import JPEG_QUALITY, MAX_IMAGE_EDGE, MAX_IMAGE_PIXELS
+from orchestration.messages import ImagePart
+
+# Pillow format name -> the media type sent, for formats sent as they are
+_MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}
+SUPPORTED_FORMATS = ("PNG", "JPEG", "WEBP", "GIF")
+IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
+
+
+def looks_like_image(data: bytes) -> bool:
+    return data.startswith(IMAGE_MAGIC) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP")
+
+
+def _open(name: str, data: bytes) -> Image.Image:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data), formats=SUPPORTED_FORMATS)
+            if image.width * image.height > MAX_IMAGE_PIXELS:
+                raise AttachmentError("too_large", name, (
+                    f"{name} is {image.width} x {image.height} pixels; images over {MAX_IMAGE_PIXELS:,} pixels are "
+                    "not attached. Scale it down first."))
+            image.load()  # decode every pixel now: a truncated or damaged file fails here, not when sent
+    except AttachmentError:
+        raise
+    except UnidentifiedImageError:
+        raise AttachmentError("unsupported", name, (
+            f"{name} is not an image Parley can send (PNG, JPEG, WebP or GIF).")) from None
+    except (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError,
+            Image.DecompressionBombWarning) as exc:
+        raise AttachmentError("corrupt", name, f"{name} is damaged and cannot be read as an image ({exc}).") from None
+    return image
+
+
+def prepare_image(name: str, data: bytes) -> ImagePart:
+    """The image as sent. Raises AttachmentError (``unsupported``, ``corrupt`` or ``too_large``)."""
+    image = _open(name, data)
+    fmt = image.format or ""
+    animated = bool(getattr(image, "is_animated", False))
+    too_big = max(image.size) > MAX_IMAGE_EDGE
+    if fmt in _MEDIA_TYPES and not animated and not too_big:
+        return _part(name, _MEDIA_TYPES[fmt], data, image.size)
+    try:
+        image.seek(0)
+        frame = ImageOps.exif_transpose(image) if fmt == "JPEG" else image.copy()
+        if too_big:
+            frame.thumbnail((MAX_IMAGE_EDGE, MAX_IMAGE_EDGE), Image.Resampling.LANCZOS)
+        out_format = fmt if fmt in ("JPEG", "WEBP") else "PNG"
+        if out_format == "JPEG" and frame.mode not in ("RGB", "L"):
+            frame = frame.convert("RGB")
+        elif out_format == "PNG" and frame.mode == "P":
+            frame = frame.convert("RGBA")
+        buffer = io.BytesIO()
+        options = {"quality": JPEG_QUALITY} if out_format in ("JPEG", "WEBP") else {"optimize": True}
+        frame.save(buffer, format=out_format, **options)
+    except (OSError, ValueError, EOFError) as exc:
+        raise AttachmentError("corrupt", name, f"{name} is damaged and cannot be read as an image ({exc}).") from None
+    return _part(name, _MEDIA_TYPES[out_format], buffer.getvalue(), frame.size)
+
+
+def _part(name: str, media_type: str, data: bytes, size: tuple[int, int]) -> ImagePart:
+    return ImagePart(name=name, media_type=media_type, data=data,  # type: ignore[arg-type]
+                     sha256=hashlib.sha256(data).hexdigest(), width=size[0], height=size[1])
