@@ -15,7 +15,7 @@ from app.storage import History
 from app.storage.history import title_from_text
 from app.storage.replay import conversation_messages
 from app.storage.run_recorder import RunRecorder
-from orchestration.messages import Message, SystemMessage, UserMessage
+from orchestration.messages import Attachment, Message, SystemMessage, UserMessage
 
 
 class NothingToRegenerateError(ValueError):
@@ -40,14 +40,17 @@ def _with_system(messages: list[Message], system: str | None) -> list[Message]:
 
 def prepare_conversation(history: History | None, conversation_id: int | None, prompt: str | None, *,
                          system: str | None, regenerate: bool, save: bool, provider: str, model: str,
-                         secrets: list[str], memory: Sequence[Message] = ()) -> ChatConversation:
-    """``memory``: the chat so far when there is no database to read it from (a new conversation only)."""
+                         secrets: list[str], memory: Sequence[Message] = (),
+                         attachments: Sequence[Attachment] = ()) -> ChatConversation:
+    """``memory``: the chat so far when there is no database to read it from (a new conversation only).
+    ``attachments``: files sent with the new prompt."""
+    question = UserMessage(content=prompt or "", attachments=list(attachments))
     if conversation_id is None:
-        messages = [*_with_system(list(memory), system), UserMessage(content=prompt or "")]
+        messages = [*_with_system(list(memory), system), question]
         if history is None or not save:
             return ChatConversation(messages, prompt, None, None, None)
-        conversation_id = history.create_conversation(title_from_text(prompt or "", secrets), provider=provider,
-                                                      model=model, system_prompt=system)
+        title = title_from_text(prompt or "", secrets) or ", ".join(a.name for a in attachments)
+        conversation_id = history.create_conversation(title, provider=provider, model=model, system_prompt=system)
         return ChatConversation(messages, prompt, None, conversation_id,
                                 RunRecorder(history, conversation_id, secrets=secrets))
     assert history is not None
@@ -63,6 +66,6 @@ def prepare_conversation(history: History | None, conversation_id: int | None, p
         messages = conversation_messages(history, conversation_id, leaf_id=reply_to)
     else:  # the new message is stored right after the context it is sent with
         resume = history.resume_point(conversation_id)
-        messages = [*conversation_messages(history, conversation_id, upto=resume), UserMessage(content=prompt or "")]
+        messages = [*conversation_messages(history, conversation_id, upto=resume), question]
     recorder = RunRecorder(history, conversation_id, secrets=secrets, resume=resume) if save else None
     return ChatConversation(_with_system(messages, system), prompt, reply_to, conversation_id, recorder)

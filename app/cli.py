@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from app.cli_common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError
 from app.errors import EnvironmentProblem
@@ -73,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--regenerate", action="store_true",
                       help="with --conversation: answer its last user message again, as a new branch")
     chat.add_argument("--no-save", action="store_true", help="do not save this chat in the history")
+    chat.add_argument("--attach", action="append", type=Path, default=[], metavar="FILE",
+                      help="attach a file (repeatable): an image (PNG, JPEG, WebP, GIF; needs a model with vision), "
+                           "a PDF, or a text, Markdown, code, CSV or JSON file")
     add_provider_arguments(chat, preset_alias=False)
     chat.add_argument("--model", help="model name as the provider knows it (default: the provider's default model)")
     chat.add_argument("--idle-timeout", type=_positive_float, metavar="SECONDS",

@@ -16,8 +16,10 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
+from app.attachment_check import images_as_notes, images_refused
 from app.chat_recording import ChatConversation, prepare_conversation
 from app.provider_setup import key_required, provider_config
 from app.secrets import SecretStore, provider_entry
@@ -37,6 +39,9 @@ from orchestration.tool_api import ToolSet
 from orchestration.tool_turn import Approver
 from tools.mcp import McpManager
 from tools.registry import ToolRegistry, UnknownToolError
+
+if TYPE_CHECKING:
+    from app.attachments import PreparedAttachment
 
 Subscriber = Callable[[RunEvent], None]
 RegistryFactory = Callable[[Settings, Callable[[str], str | None]], ToolRegistry]
@@ -102,6 +107,15 @@ class MissingModelError(RunSetupError):
         self.provider = provider
 
 
+class VisionUnsupportedError(RunSetupError):
+    """Images attached for a model whose capabilities say it takes none (docs/providers.md, vision)."""
+
+    def __init__(self, provider: str, model: str, images: list[str]) -> None:
+        super().__init__(f"{model} ({provider}) does not accept images; remove {', '.join(images)} or choose a "
+                         "model with vision")
+        self.provider, self.model, self.images = provider, model, images
+
+
 class ToolSelectionError(RunSetupError):
     """A tool name that is not offered (``str()`` says which, and what is)."""
 
@@ -123,6 +137,7 @@ class RunPlan:
     tool_names: list[str]
     tool_choice: ToolChoice
     limits: LoopLimits
+    attachments: Sequence[PreparedAttachment] = field(default_factory=tuple)  # sent with the prompt
 
     @property
     def secrets(self) -> list[str]:
@@ -156,10 +171,15 @@ class RunService:
         self.registry_factory = registry_factory
 
     # --- checks, nothing written ----------------------------------------------------------------------
-    def plan(self, prompt: str | None, chat: ChatSettings) -> RunPlan:
-        """Raises a ``RunSetupError`` kind, ``UnsupportedKindError``, ``SecretStoreError`` (an unreadable key)
-        or ``ProviderSetupError`` (a provider whose settings are unusable)."""
+    def plan(self, prompt: str | None, chat: ChatSettings,
+             attachments: Sequence[PreparedAttachment] = ()) -> RunPlan:
+        """Raises a ``RunSetupError`` kind (``VisionUnsupportedError`` for images the model cannot take),
+        ``UnsupportedKindError``, ``SecretStoreError`` (an unreadable key) or ``ProviderSetupError`` (a provider
+        whose settings are unusable)."""
         target = self.target(chat)
+        refused = images_refused(target.config, target.model, [a.part for a in attachments])
+        if refused:
+            raise VisionUnsupportedError(target.config.display_name, target.model, refused)
         if chat.idle_timeout is not None:
             target = replace(target, config=target.config.model_copy(update={"idle_timeout": chat.idle_timeout}))
         registry = self.registry_factory(self.settings, self.secrets.lookup)
@@ -174,7 +194,7 @@ class RunService:
         choice = _tool_choice(chat.tool_choice, names)
         if target.config.kind not in ADAPTER_KINDS:
             adapter_for(target.config)  # raises UnsupportedKindError, naming the kinds there are
-        return RunPlan(prompt, chat, target, registry, names, choice, limits)
+        return RunPlan(prompt, chat, target, registry, names, choice, limits, tuple(attachments))
 
     def target(self, chat: ChatSettings) -> ChatTarget:
         """The provider, key and model ``chat`` names (else the settings' default provider)."""
@@ -221,13 +241,17 @@ class RunService:
         target, chat = plan.target, plan.chat
         conversation = prepare_conversation(
             history, conversation_id, plan.prompt, system=chat.system, regenerate=regenerate, save=chat.save,
-            provider=target.config.id, model=target.model, secrets=plan.secrets, memory=memory)
+            provider=target.config.id, model=target.model, secrets=plan.secrets, memory=memory,
+            attachments=[a.part for a in plan.attachments])
         run_id = uuid.uuid4().hex
         if conversation.recorder is not None:
             conversation.recorder.begin(conversation.prompt, reply_to=conversation.reply_to, run_id=run_id,
-                                        provider=target.config.id, model=target.model)
+                                        provider=target.config.id, model=target.model, attachments=plan.attachments)
         cid = conversation.conversation_id
-        request = RunRequest(model=target.model, messages=conversation.messages, tool_names=plan.tool_names,
+        messages = conversation.messages
+        if not target.config.capabilities.for_model(target.model).vision:
+            messages = images_as_notes(messages, target.model)
+        request = RunRequest(model=target.model, messages=messages, tool_names=plan.tool_names,
                              tool_choice=plan.tool_choice, stream=chat.stream,
                              reasoning_effort=target.reasoning_effort, max_output_tokens=chat.max_output_tokens,
                              conversation_id=None if cid is None else str(cid), run_id=run_id)

@@ -21,11 +21,6 @@ from orchestration.messages import ImagePart
 # Pillow format name -> the media type sent, for formats sent as they are
 _MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}
 SUPPORTED_FORMATS = ("PNG", "JPEG", "WEBP", "GIF")
-IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
-
-
-def looks_like_image(data: bytes) -> bool:
-    return data.startswith(IMAGE_MAGIC) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP")
 
 
 def _open(name: str, data: bytes) -> Image.Image:

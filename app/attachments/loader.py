@@ -11,14 +11,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
-from app.attachments.documents import prepare_document
 from app.attachments.errors import AttachmentError
-from app.attachments.images import looks_like_image, prepare_image
 from app.attachments.limits import MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS
 from app.errors import describe_os_error
-from orchestration.messages import Attachment, ImagePart
+from orchestration.messages import Attachment
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif")
+IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
+
+
+def looks_like_image(data: bytes) -> bool:
+    return data.startswith(IMAGE_MAGIC) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP")
 
 
 @dataclass(frozen=True)
@@ -49,9 +52,12 @@ def attachment_from_bytes(name: str, data: bytes) -> PreparedAttachment:
         raise AttachmentError("empty", name, f"{name} is empty; there is nothing to attach.")
     if len(data) > MAX_ATTACHMENT_BYTES:
         raise _too_large(name, len(data))
+    # Pillow and pypdf are imported on the first attachment only: every other command starts without them.
     if looks_like_image(data) or PurePath(name).suffix.lower() in IMAGE_SUFFIXES:
-        image: ImagePart = prepare_image(name, data)
+        from app.attachments.images import prepare_image
+        image = prepare_image(name, data)
         return PreparedAttachment(image, image.data)
+    from app.attachments.documents import prepare_document
     return PreparedAttachment(prepare_document(name, data), data)
 
 
