@@ -28,6 +28,7 @@ from orchestration.messages import AssistantMessage, DocumentPart, ImagePart, Me
 from orchestration.wire_capture import capture_wire
 from tests.support.adapter_runs import collect
 from tests.support.attachment_files import image_bytes
+from tests.support.attachment_wire import expected_user, turns
 from tests.support.loopback import LoopbackServer
 from tests.support.wire_kinds import KIND_IDS, KINDS, WireKind
 
@@ -41,47 +42,6 @@ def image(name: str, fmt: str = "PNG", color: tuple[int, int, int] = (200, 30, 3
 
 NOTES = DocumentPart(name="notes.csv", media_type="text/csv", text="animal,count\notter,3", sha256="0" * 64, size=20)
 NOTES_TEXT = "[Attached file: notes.csv]\nanimal,count\notter,3\n[End of notes.csv]"
-
-Piece = tuple[str, Any]  # ("text", text) or ("image", ImagePart)
-
-
-def expected_user(kind: str, pieces: list[Piece]) -> dict[str, Any]:
-    """The user turn as ``kind``'s documentation shapes it."""
-    def b64(part: ImagePart) -> str:
-        return base64.b64encode(part.data).decode()
-
-    def url(part: ImagePart) -> str:
-        return f"data:{part.media_type};base64,{b64(part)}"
-
-    if kind in ("openai", "cohere"):
-        return {"role": "user", "content": [
-            {"type": "text", "text": v} if k == "text" else {"type": "image_url", "image_url": {"url": url(v)}}
-            for k, v in pieces]}
-    if kind == "openai-responses":
-        return {"role": "user", "content": [
-            {"type": "input_text", "text": v} if k == "text" else {"type": "input_image", "image_url": url(v)}
-            for k, v in pieces]}
-    if kind == "anthropic":
-        return {"role": "user", "content": [
-            {"type": "text", "text": v} if k == "text"
-            else {"type": "image", "source": {"type": "base64", "media_type": v.media_type, "data": b64(v)}}
-            for k, v in pieces]}
-    if kind == "gemini":
-        return {"role": "user", "parts": [
-            {"text": v} if k == "text" else {"inlineData": {"mimeType": v.media_type, "data": b64(v)}}
-            for k, v in pieces]}
-    assert kind == "ollama"
-    out: dict[str, Any] = {"role": "user", "content": "\n\n".join(v for k, v in pieces if k == "text")}
-    images = [b64(v) for k, v in pieces if k == "image"]
-    if images:
-        out["images"] = images
-    return out
-
-
-def turns(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
-    key = {"openai-responses": "input", "gemini": "contents"}.get(kind, "messages")
-    return body[key]
-
 
 async def sent(kind: WireKind, server: LoopbackServer, messages: list[Message]) -> dict[str, Any]:
     server.add("POST", kind.path, kind.answer("Seen."))
