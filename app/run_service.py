@@ -112,7 +112,8 @@ class VisionUnsupportedError(RunSetupError):
 
     def __init__(self, provider: str, model: str, images: list[str]) -> None:
         super().__init__(f"{model} ({provider}) does not accept images; remove {', '.join(images)} or choose a "
-                         "model with vision")
+                         "model with vision (a provider whose model does take images: set its capability "
+                         "\"vision\": true in the settings)")
         self.provider, self.model, self.images = provider, model, images
 
 
