@@ -36,6 +36,8 @@ from orchestration.tool_outcome import describe, normalized_key
 from widgets.code_highlighter import CodeHighlighter, warm_up
 from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at, colors_of, start_block
 from widgets.markdown_render import StreamingMarkdown, append_markdown
+from widgets.message_attachments import SCHEME as ATTACHMENT_SCHEME
+from widgets.message_attachments import AttachmentView, ImageViewer, insert_attachments
 from widgets.safe_text import SafeDocument, visible_controls
 
 FRAME_MS = 16
@@ -77,6 +79,7 @@ class ChatMessage:
     text: str
     tools: list[ToolChip] = field(default_factory=list)
     status: str = "complete"  # complete | interrupted | error
+    attachments: list[AttachmentView] = field(default_factory=list)  # a user message's files
 
 
 def _short_arguments(arguments: str) -> str:
@@ -150,6 +153,7 @@ class ChatView(QTextBrowser):
         self._stick_to_bottom = True
         self._font_points: int | None = None
         self._click_position: int | None = None  # where the last mouse click landed, for a code block's Copy
+        self.viewer: ImageViewer | None = None  # the attached image opened last
         self._bars_from = 0  # the block the last quote-bar paint started at
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         QTimer.singleShot(WARM_UP_DELAY_MS, warm_up)
@@ -252,6 +256,7 @@ class ChatView(QTextBrowser):
     def _render_message(self, message: ChatMessage) -> None:
         if message.role == "user":
             self._header("You")
+            self._attachments(message.attachments)
             self._markdown(message.text)
         elif message.role == "assistant":
             self._header("Assistant")
@@ -273,9 +278,10 @@ class ChatView(QTextBrowser):
             self._notice(message.text)
 
     # --- streaming ----------------------------------------------------------------------------------
-    def add_user_message(self, text: str) -> None:
-        self._history.append(ChatMessage("user", text))
+    def add_user_message(self, text: str, attachments: list[AttachmentView] | None = None) -> None:
+        self._history.append(ChatMessage("user", text, attachments=list(attachments or [])))
         self._header("You")
+        self._attachments(attachments or [])
         self._markdown(text)
         self.scroll_to_bottom()
 
@@ -423,6 +429,19 @@ class ChatView(QTextBrowser):
         cursor = self._cursor_at_end(spaced)
         cursor.insertText(who, _label_format(bold=True))
 
+    def _attachments(self, views: list[AttachmentView]) -> None:
+        if views:
+            insert_attachments(self.document(), self._cursor_at_end(), views)
+
+    def open_attachment(self, key: str) -> ImageViewer | None:
+        """Open an attached image of the shown conversation larger (None when there is no such image)."""
+        view = next((a for m in self._history for a in m.attachments if a.key == key and a.image), None)
+        if view is None:
+            return None
+        self.viewer = ImageViewer(view, self)
+        self.viewer.show()
+        return self.viewer
+
     def _markdown(self, text: str) -> None:
         if text.strip():
             append_markdown(self.document(), text)
@@ -490,6 +509,9 @@ class ChatView(QTextBrowser):
             if entry is not None:
                 entry[0].expanded = not entry[0].expanded
                 self._refresh_chip(*entry)
+            return
+        if url.scheme() == ATTACHMENT_SCHEME:
+            self.open_attachment(url.path())
             return
         if url.scheme() in ("http", "https"):
             self._open_url(url)
