@@ -19,6 +19,7 @@ from typing import Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
+from app.attachments import PreparedAttachment
 from app.conversation_files import (
     choose_export_file,
     choose_import_file,
@@ -54,6 +55,7 @@ from app.storage.run_recorder import RunRecorder
 from app.storage.search import HistorySearch
 from app.tool_setup import tool_registry
 from app.window_approver import WindowApprover
+from app.window_attachments import DraftAttachments, stored_views
 from orchestration.messages import Message, UserMessage
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.discovery import discover_local_servers
@@ -162,6 +164,9 @@ class ChatSession(QObject):
         self.mcp.add_listener(self._mcp_changed)
 
         w = window
+        self.draft = DraftAttachments(w.composer, [w.chat_view.viewport(), w.composer.input_widget()],
+                                      w.show_error_in_chat)
+        self._pending_attachments: list[PreparedAttachment] = []
         w.composer.send_requested.connect(self.send)
         w.composer.stop_requested.connect(self.controller.stop)
         w.conversations.conversation_selected.connect(self.open_conversation)
@@ -414,16 +419,19 @@ class ChatSession(QObject):
 
     def _start_run(self, text: str) -> None:
         service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory)
-        plan = service.plan(text, self.chat_settings())
+        attachments = self.draft.items()
+        plan = service.plan(text, self.chat_settings(), attachments)
         self.window.inspector.set_secrets(plan.secrets)
         prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history)
         if self.history is None:  # without a database the conversation lives in memory only
-            self._memory_history.append(UserMessage(content=text))
+            self._memory_history.append(UserMessage(content=text, attachments=[a.part for a in attachments]))
         self.conversation_id = prepared.conversation_id
         self._recorder = prepared.recorder
         self._pending_text = text
         self.window.show_welcome(False)
-        self.window.chat_view.add_user_message(text)
+        self.window.chat_view.add_user_message(text, self.draft.views())
+        self._pending_attachments = attachments
+        self.draft.clear()  # only now: a send refused before this point keeps its attachments
         self.window.reasoning_pane.expect_reasoning(self.window.composer.reasoning_effort() != "off")
         self.controller.start_prepared(prepared, self.approver)
         self.window.set_status(model=f"{plan.target.config.id} · {plan.target.model}")
@@ -437,7 +445,9 @@ class ChatSession(QObject):
             self.window.show_error_in_chat(f"The answer could not be saved: {recorder.save_error}")
         if result.finish_reason == "error" and not result.answer and self._pending_text and recorder is None:
             self.window.composer.restore_text(self._pending_text)
+            self.draft.restore(self._pending_attachments)
         self._pending_text = None
+        self._pending_attachments = []
         self.refresh_conversations()
         self.refresh_runs()
         self.window.composer.focus_input()
@@ -491,7 +501,9 @@ class ChatSession(QObject):
 
         self.window.show_welcome(False)
         self.window.forget_live_answer()
-        self.window.chat_view.set_messages(chat_messages(records, visibility_of))
+        store = self.history.attachments
+        self.window.chat_view.set_messages(chat_messages(records, visibility_of,
+                                                         lambda record: stored_views(store, record)))
         self._show_stored_warnings(conversation_id)
         self.window.menus.set_conversation_open(True)
         self.refresh_runs()

@@ -12,18 +12,23 @@ from collections.abc import Callable, Iterable
 from app.storage.records import MessageRecord
 from orchestration.tool_outcome import duplicate_of
 from widgets.chat_view import ChatMessage, ToolChip
+from widgets.message_attachments import AttachmentView
 
 STATUS_RANK = {"complete": 0, "interrupted": 1, "error": 2, "streaming": 1}
 
 
 def chat_messages(records: Iterable[MessageRecord],
-                  visibility_of: Callable[[str], str] = lambda name: "primary") -> list[ChatMessage]:
-    """``visibility_of`` gives a tool's visibility by name (hidden tools get no chip, as while streaming)."""
+                  visibility_of: Callable[[str], str] = lambda name: "primary",
+                  attachments_of: Callable[[MessageRecord], list[AttachmentView]] = lambda record: []
+                  ) -> list[ChatMessage]:
+    """``visibility_of`` gives a tool's visibility by name (hidden tools get no chip, as while streaming);
+    ``attachments_of`` a user message's attachments as the view shows them."""
     shown: list[ChatMessage] = []
     joining = False
     for record in records:
         if record.role == "user":
-            shown.append(ChatMessage("user", record.content))
+            shown.append(ChatMessage("user", record.content,
+                                     attachments=attachments_of(record) if record.attachments else []))
             joining = False
             continue
         if record.role != "assistant":
