@@ -180,7 +180,7 @@ class RunService:
         target = self.target(chat)
         refused = images_refused(target.config, target.model, [a.part for a in attachments])
         if refused:
-            raise VisionUnsupportedError(target.config.display_name, target.model, refused)
+            raise VisionUnsupportedError(target.config.id, target.model, refused)
         if chat.idle_timeout is not None:
             target = replace(target, config=target.config.model_copy(update={"idle_timeout": chat.idle_timeout}))
         registry = self.registry_factory(self.settings, self.secrets.lookup)

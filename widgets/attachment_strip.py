@@ -95,6 +95,8 @@ class AttachmentStrip(QWidget):
             item = self._layout.takeAt(0)
             widget = item.widget() if item is not None else None
             if widget is not None:
+                widget.hide()
+                widget.setParent(None)  # gone from findChildren at once, not at the next event loop turn
                 widget.deleteLater()
         for index, chip in enumerate(chips):
             self._layout.insertWidget(index, _Chip(chip, self))
