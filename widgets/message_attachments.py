@@ -68,7 +68,7 @@ def insert_attachments(document: QTextDocument, cursor: QTextCursor, views: list
     for view in files:
         if not first:
             cursor.insertBlock()
-        cursor.insertText(visible_controls(f"📎 {view.name} · {view.detail}"), label)
+        cursor.insertText(visible_controls(f"Attached: {view.name} · {view.detail}"), label)
         first = False
 
 

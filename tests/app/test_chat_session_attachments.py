@@ -123,7 +123,7 @@ def test_a_sent_message_carries_its_attachments_and_shows_them(qtbot, qasync_loo
     assert names(window) == [] and window.composer.attachments.isHidden()
     assert session.draft.items() == []  # the draft is empty now; the sent message holds the thumbnail
     window.chat_view.flush()
-    assert "📎 paper.pdf · PDF · 1 KB" in window.chat_view.toPlainText()
+    assert "Attached: paper.pdf · PDF · 1 KB" in window.chat_view.toPlainText()
 
     conversation_id = session.conversation_id
     session.new_chat()

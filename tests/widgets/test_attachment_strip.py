@@ -119,7 +119,7 @@ def test_a_sent_image_shows_as_a_thumbnail_that_opens_larger(qtbot):
     view.add_user_message("What is this?", [AttachmentView("c" * 64, "wide.png", "PNG · 640 × 320", big),
                                             AttachmentView("d" * 64, "paper.pdf", "PDF · 3 KB")])
     text = view.toPlainText()
-    assert "📎 paper.pdf · PDF · 3 KB" in text and "What is this?" in text
+    assert "Attached: paper.pdf · PDF · 3 KB" in text and "What is this?" in text
     resource = view.document().resource(2, attachment_url("c" * 64))  # 2: QTextDocument.ImageResource
     assert isinstance(resource, QImage) and (resource.width(), resource.height()) == (160, 80)
     cursor = view.document().find("\ufffc")  # the image's object character
