@@ -38,17 +38,23 @@ def _open(name: str, data: bytes) -> Image.Image:
     except UnidentifiedImageError:
         raise AttachmentError("unsupported", name, (
             f"{name} is not an image Parley can send (PNG, JPEG, WebP or GIF).")) from None
-    except (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError,
-            Image.DecompressionBombWarning) as exc:
-        raise AttachmentError("corrupt", name, f"{name} is damaged and cannot be read as an image ({exc}).") from None
+    except Exception as exc:
+        raise _corrupt(name, exc) from None
     return image
+
+
+def _corrupt(name: str, exc: Exception) -> AttachmentError:
+    return AttachmentError("corrupt", name, f"{name} is damaged and cannot be read as an image ({exc}).")
 
 
 def prepare_image(name: str, data: bytes) -> ImagePart:
     """The image as sent. Raises AttachmentError (``unsupported``, ``corrupt`` or ``too_large``)."""
     image = _open(name, data)
     fmt = image.format or ""
-    animated = bool(getattr(image, "is_animated", False))
+    try:
+        animated = bool(getattr(image, "is_animated", False))
+    except Exception as exc:
+        raise _corrupt(name, exc) from None
     too_big = max(image.size) > MAX_IMAGE_EDGE
     if fmt in _MEDIA_TYPES and not animated and not too_big:
         return _part(name, _MEDIA_TYPES[fmt], data, image.size)
@@ -65,8 +71,8 @@ def prepare_image(name: str, data: bytes) -> ImagePart:
         buffer = io.BytesIO()
         options = {"quality": JPEG_QUALITY} if out_format in ("JPEG", "WEBP") else {"optimize": True}
         frame.save(buffer, format=out_format, **options)
-    except (OSError, ValueError, EOFError) as exc:
-        raise AttachmentError("corrupt", name, f"{name} is damaged and cannot be read as an image ({exc}).") from None
+    except Exception as exc:
+        raise _corrupt(name, exc) from None
     return _part(name, _MEDIA_TYPES[out_format], buffer.getvalue(), frame.size)
 
 

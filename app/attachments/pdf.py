@@ -49,8 +49,7 @@ def pdf_text(name: str, data: bytes, max_chars: int) -> PdfText:
         raise AttachmentError("unsupported", name, (
             f"{name} is protected by a password; Parley cannot read it. Save a copy without the password and "
             "attach that.")) from None
-    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError, RecursionError,
-            AssertionError, ZeroDivisionError) as exc:
+    except (PyPdfError, Exception) as exc:
         raise AttachmentError("corrupt", name, f"{name} is damaged and cannot be read as a PDF ({exc}).") from None
     joined = "\n\n".join(texts)
     if not joined.strip():
