@@ -21,8 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from app.attachments.store import MissingAttachmentError
 from app.errors import EnvironmentProblem, describe_os_error, describe_validation_error
-from app.storage.attachments import insert_rows, store_files
-from app.storage.errors import StorageError, storage_errors
+from app.storage.attachments import MISSING_FILE, insert_rows, store_files
+from app.storage.errors import storage_errors
 from app.storage.history import History, clean_title, now_ms
 from app.storage.integrity import MAX_TIME_MS, SQLITE_MAX_INTEGER
 from app.storage.records import AttachmentRecord, MessageStatus, RunStatus
@@ -211,12 +211,16 @@ def export_conversation(history: History, conversation_id: int) -> ConversationE
 
 
 def _exported_attachment(history: History, record: AttachmentRecord) -> ExportedAttachment:
-    """Raises StorageError naming the file when the store no longer has it (the export would be incomplete)."""
+    """A file gone from the store (removed by hand) is exported as a text note saying so, so the rest of the
+    conversation can still be exported."""
     try:
         data = history.attachments.read(record.sha256)
-    except (MissingAttachmentError, OSError) as exc:
-        raise StorageError(f"could not export {record.name}: {exc}. The export was not written.",
-                           history.path) from exc
+    except (MissingAttachmentError, OSError, ValueError):
+        note = MISSING_FILE.format(name=record.name)
+        data = note.encode("utf-8")
+        return ExportedAttachment(kind="document", name=record.name, media_type="text/plain",
+                                  sha256=hashlib.sha256(data).hexdigest(), size=len(data), text=note,
+                                  data=base64.b64encode(data).decode("ascii"))
     return ExportedAttachment(kind=record.kind, name=record.name, media_type=record.media_type, sha256=record.sha256,
                               size=record.size, width=record.width, height=record.height, text=record.text,
                               note=record.note, data=base64.b64encode(data).decode("ascii"))

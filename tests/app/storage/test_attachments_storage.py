@@ -80,6 +80,18 @@ def test_json_export_embeds_the_files_and_import_restores_them(history: History,
     assert history.attachments.read(notes.part.sha256) == notes.stored
 
 
+def test_a_file_missing_from_the_store_is_exported_as_a_note(history: History, photo, tmp_path: Path):
+    conversation_id = conversation_with(history, "Look", photo)
+    history.attachments.path(photo.part.sha256).unlink()
+    exported = tmp_path / "export.json"
+    exported.write_text(export_json(history, conversation_id))
+    new_id = import_conversation(history, read_export(exported))
+    (user,) = conversation_messages(history, new_id)
+    (part,) = user.attachments
+    assert isinstance(part, DocumentPart) and part.name == "photo.png"
+    assert "no longer in Parley's data folder" in part.text
+
+
 def test_an_import_whose_file_does_not_match_its_hash_is_refused(history: History, photo, tmp_path: Path):
     conversation_id = conversation_with(history, "Look", photo)
     document = json.loads(export_json(history, conversation_id))
