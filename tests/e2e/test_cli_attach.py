@@ -40,6 +40,8 @@ def test_repeated_attach_sends_every_file_and_saves_them(loopback: LoopbackServe
         rows = db.execute("SELECT kind, name, sha256 FROM message_attachments ORDER BY position").fetchall()
     assert [r[:2] for r in rows] == [("image", "photo.png"), ("document", "notes.md"), ("document", "scan.pdf")]
     assert all((home / "data" / "attachments" / sha[:2] / sha).is_file() for _, _, sha in rows)
+    shown = parley("history", "show", "1", "--data-dir", str(home))
+    assert "user [attached: photo.png, notes.md, scan.pdf]: What is this?" in shown.stdout
 
 
 def test_bad_files_are_refused_before_anything_is_sent(loopback: LoopbackServer, tmp_path: Path):
