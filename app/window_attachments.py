@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.attachments import AttachmentError, PreparedAttachment, attachment_from_bytes, load_attachment
 from app.attachments.limits import MAX_ATTACHMENTS
+from app.attachments.loader import check_total
 from app.attachments.store import AttachmentStore, MissingAttachmentError
 from app.storage.records import MessageRecord
 from orchestration.messages import ImagePart
@@ -105,6 +106,7 @@ class DraftAttachments:
         if len(self._items) >= MAX_ATTACHMENTS:
             raise AttachmentError("too_many", prepared.name, (
                 f"{prepared.name} was not attached: one message may carry at most {MAX_ATTACHMENTS} attachments."))
+        check_total([*self._items, prepared])
         self._items.append(prepared)
 
     def _show(self, problems: list[str]) -> None:

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from app.attachments.errors import AttachmentError
-from app.attachments.limits import MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS
+from app.attachments.limits import MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, MAX_MESSAGE_BYTES
 from app.errors import describe_os_error
-from orchestration.messages import Attachment
+from orchestration.messages import Attachment, ImagePart
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif")
 IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
@@ -35,6 +35,12 @@ class PreparedAttachment:
     @property
     def name(self) -> str:
         return self.part.name
+
+    @property
+    def sent_bytes(self) -> int:
+        """About what it adds to a request: an image's bytes, a document's text in UTF-8."""
+        part = self.part
+        return len(part.data) if isinstance(part, ImagePart) else len(part.text.encode("utf-8"))
 
 
 def _size_text(size: int) -> str:
@@ -83,7 +89,19 @@ def check_count(count: int) -> None:
             f"{count} attachments; one message may carry at most {MAX_ATTACHMENTS}."))
 
 
+def check_total(attachments: Sequence[PreparedAttachment]) -> None:
+    """All of one message's attachments together must stay under MAX_MESSAGE_BYTES as sent."""
+    total = sum(a.sent_bytes for a in attachments)
+    if total > MAX_MESSAGE_BYTES:
+        raise AttachmentError("too_large", attachments[-1].name, (
+            f"together the attachments are {_size_text(total)} as sent; one message may carry at most "
+            f"{MAX_MESSAGE_BYTES // (1024 * 1024)} MB. {attachments[-1].name} was not attached."))
+
+
 def load_attachments(paths: Sequence[Path]) -> list[PreparedAttachment]:
     """Every file prepared, in order; the first refusal is raised (nothing is kept half-way)."""
     check_count(len(paths))
-    return [load_attachment(path) for path in paths]
+    attachments = [load_attachment(path) for path in paths]
+    for end in range(1, len(attachments) + 1):
+        check_total(attachments[:end])
+    return attachments

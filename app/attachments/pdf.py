@@ -49,7 +49,7 @@ def pdf_text(name: str, data: bytes, max_chars: int) -> PdfText:
         raise AttachmentError("unsupported", name, (
             f"{name} is protected by a password; Parley cannot read it. Save a copy without the password and "
             "attach that.")) from None
-    except (PyPdfError, Exception) as exc:
+    except (PyPdfError, Exception) as exc:  # pypdf raises many kinds on damaged input (found by fuzzing)
         raise AttachmentError("corrupt", name, f"{name} is damaged and cannot be read as a PDF ({exc}).") from None
     joined = "\n\n".join(texts)
     if not joined.strip():

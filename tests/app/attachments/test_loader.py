@@ -4,6 +4,7 @@ a PDF without a text layer says so), and every kind of bad input refused with a 
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,9 @@ from pypdf import PdfWriter
 
 from app.attachments import AttachmentError, attachment_from_bytes, load_attachment, load_attachments
 from app.attachments import images as images_module
+from app.attachments import loader as loader_module
 from app.attachments.documents import prepare_document
-from app.attachments.limits import MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, MAX_IMAGE_EDGE
+from app.attachments.limits import MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, MAX_IMAGE_EDGE, MAX_IMAGE_SENT_BYTES
 from orchestration.messages import DocumentPart, ImagePart
 from tests.support.attachment_files import image_bytes, scanned_pdf, text_pdf
 
@@ -137,3 +139,22 @@ def test_too_many_attachments_are_refused(tmp_path):
     assert len(load_attachments([path] * MAX_ATTACHMENTS)) == MAX_ATTACHMENTS
     with pytest.raises(AttachmentError, match=f"at most {MAX_ATTACHMENTS}"):
         load_attachments([path] * (MAX_ATTACHMENTS + 1))
+
+
+def test_an_image_over_the_sent_size_limit_becomes_a_jpeg_that_fits():
+    noise = Image.frombytes("RGB", (1400, 1400), os.urandom(1400 * 1400 * 3))  # does not compress
+    buffer = io.BytesIO()
+    noise.save(buffer, format="PNG")
+    assert len(buffer.getvalue()) > MAX_IMAGE_SENT_BYTES
+    part = attachment_from_bytes("noise.png", buffer.getvalue()).part
+    assert isinstance(part, ImagePart) and part.media_type == "image/jpeg"
+    assert len(part.data) <= MAX_IMAGE_SENT_BYTES
+    assert part.width / part.height == 1.0 and part.width <= 1400
+
+
+def test_attachments_together_may_not_pass_the_message_limit(tmp_path, monkeypatch):
+    monkeypatch.setattr(loader_module, "MAX_MESSAGE_BYTES", 150)
+    first, second = write(tmp_path, "a.txt", b"a" * 100), write(tmp_path, "b.txt", b"b" * 100)
+    assert len(load_attachments([first])) == 1
+    with pytest.raises(AttachmentError, match=r"together the attachments are 200 bytes as sent; .* b\.txt was not"):
+        load_attachments([first, second])
