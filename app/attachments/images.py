@@ -62,9 +62,12 @@ def prepare_image(name: str, data: bytes) -> ImagePart:
         return _part(name, _MEDIA_TYPES[fmt], data, image.size)
     try:
         image.seek(0)
-        frame = ImageOps.exif_transpose(image) if fmt == "JPEG" else image.copy()
+        frame = image  # ours alone: changed in place, no copies of a 12 MP photo
+        if fmt == "JPEG":
+            ImageOps.exif_transpose(frame, in_place=True)
         if too_big:
-            frame.thumbnail((MAX_IMAGE_EDGE, MAX_IMAGE_EDGE), Image.Resampling.LANCZOS)
+            # bicubic: about twice as fast as Lanczos on a phone photo (bench/attachments.py), as sharp for a model
+            frame.thumbnail((MAX_IMAGE_EDGE, MAX_IMAGE_EDGE), Image.Resampling.BICUBIC)
         out_format = fmt if fmt in ("JPEG", "WEBP") else "PNG"
         encoded = _encode(frame, out_format)
         # Still over the per-image limit (a photo saved as PNG, say): JPEG, then smaller, until it fits.
@@ -73,7 +76,7 @@ def prepare_image(name: str, data: bytes) -> ImagePart:
                 frame, out_format = _flatten(frame), "JPEG"
             else:
                 frame = frame.resize((max(1, frame.width * 3 // 4), max(1, frame.height * 3 // 4)),
-                                     Image.Resampling.LANCZOS)
+                                     Image.Resampling.BICUBIC)
             encoded = _encode(frame, out_format)
     except Exception as exc:  # as in _open: any failure on outside bytes is a damaged file
         raise _corrupt(name, exc) from None
