@@ -132,17 +132,22 @@ class DraftAttachments:
 
 
 def stored_views(store: AttachmentStore, record: MessageRecord) -> list[AttachmentView]:
-    """A stored user message's attachments for the chat view; an image whose file is gone shows as a file."""
+    """A stored user message's attachments for the chat view. Images are read from the store only when shown
+    (a long history renders its last page first); an image whose file is gone shows as a file line."""
     views = []
     for attachment in record.attachments:
-        image = None
-        if attachment.kind == "image":
-            try:
-                image = store.read(attachment.sha256)
-            except (MissingAttachmentError, OSError, ValueError):
-                image = None
         kind = attachment.media_type.split("/")[-1].upper()
-        detail = (f"{kind} · {attachment.width} × {attachment.height}" if attachment.kind == "image" and image
-                  else f"{kind} · {_size(attachment.size)}")
-        views.append(AttachmentView(attachment.sha256, attachment.name, detail, image))
+        if attachment.kind == "image":
+            detail = f"{kind} · {attachment.width} × {attachment.height}"
+            views.append(AttachmentView(attachment.sha256, attachment.name, detail,
+                                        lambda sha=attachment.sha256: _stored_image(store, sha)))
+        else:
+            views.append(AttachmentView(attachment.sha256, attachment.name, f"{kind} · {_size(attachment.size)}"))
     return views
+
+
+def _stored_image(store: AttachmentStore, sha256: str) -> bytes | None:
+    try:
+        return store.read(sha256)
+    except (MissingAttachmentError, OSError, ValueError):
+        return None

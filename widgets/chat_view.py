@@ -436,7 +436,7 @@ class ChatView(QTextBrowser):
     def open_attachment(self, key: str) -> ImageViewer | None:
         """Open an attached image of the shown conversation larger (None when there is no such image)."""
         view = next((a for m in self._history for a in m.attachments if a.key == key and a.image), None)
-        if view is None:
+        if view is None or view.image_bytes() is None:
             return None
         self.viewer = ImageViewer(view, self)
         self.viewer.show()

@@ -4,6 +4,7 @@ is added to the document as a resource under ``parley-attachment:<key>``, which 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QSize, Qt, QUrl
@@ -32,7 +33,12 @@ class AttachmentView:
     key: str  # unique in the conversation (the file's SHA-256)
     name: str
     detail: str
-    image: bytes | None = None  # the encoded image, for the thumbnail and the viewer; None: a file line
+    # the encoded image (or what reads it when first shown: a long history reads only the pages it shows),
+    # for the thumbnail and the viewer; None: a file line
+    image: bytes | Callable[[], bytes | None] | None = None
+
+    def image_bytes(self) -> bytes | None:
+        return self.image() if callable(self.image) else self.image
 
 
 def attachment_url(key: str) -> QUrl:
@@ -41,7 +47,7 @@ def attachment_url(key: str) -> QUrl:
 
 def insert_attachments(document: QTextDocument, cursor: QTextCursor, views: list[AttachmentView]) -> None:
     """Thumbnails in one row, then one line per other file, at ``cursor`` (a fresh block)."""
-    images = [(v, QImage.fromData(v.image)) for v in views if v.image is not None]
+    images = [(v, QImage.fromData(v.image_bytes() or b"")) for v in views if v.image is not None]
     files = [v for v in views if v.image is None]
     first = True
     for view, image in images:
@@ -80,7 +86,7 @@ class ImageViewer(QDialog):
         self.setObjectName("imageViewer")
         self.setWindowTitle(view.name)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        image = QImage.fromData(view.image or b"")
+        image = QImage.fromData(view.image_bytes() or b"")
         screen = QGuiApplication.primaryScreen()
         room = screen.availableSize() * VIEWER_SCREEN_SHARE if screen is not None else QSize(1024, 768)
         if image.width() > room.width() or image.height() > room.height():
