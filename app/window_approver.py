@@ -42,7 +42,7 @@ class WindowApprover:
         if not asking:
             return decisions
         self._waiting = asyncio.get_running_loop().create_future()
-        self.panel.ask([PendingCall(r.call_id, r.name, r.arguments) for r in asking])
+        self.panel.ask([PendingCall(r.call_id, r.name, r.arguments, r.preview) for r in asking])
         try:
             chosen = await self._waiting
         finally:

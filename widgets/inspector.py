@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -36,6 +36,8 @@ from widgets.safe_text import plain_label, plain_tooltip
 FRAME_MS = 16
 TIMELINE_COLUMNS = 4  # step, status, time, details
 TIME_COLUMN_MAX_WIDTH = 420  # the time column fits its text up to this; longer text is elided, whole in the tooltip
+DETAILS_MIN_WIDTH = 160  # the details column keeps at least this much of a narrow drawer; the time column gives way
+TIME_COLUMN_MIN_WIDTH = 80  # the time column gives way down to this
 ROLE_PAYLOAD = Qt.ItemDataRole.UserRole
 
 
@@ -74,6 +76,7 @@ class Inspector(QDockWidget):
         self.timeline.setHeaderLabels(["Step", "Status", "Time", "Details"])
         self.timeline.currentItemChanged.connect(self._item_chosen)
         self.timeline.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.timeline.viewport().installEventFilter(self)
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
         self.detail.setAccessibleName("Request, response or tool call as JSON")
@@ -268,10 +271,22 @@ class Inspector(QDockWidget):
             for column in range(TIMELINE_COLUMNS):
                 item.setToolTip(column, plain_tooltip(item.text(column)))
             pending.extend(item.child(i) for i in range(item.childCount()))
-        for column in (0, 1, 2):
+        for column in (0, 1):
             self.timeline.resizeColumnToContents(column)
-        if self.timeline.columnWidth(2) > TIME_COLUMN_MAX_WIDTH:
-            self.timeline.setColumnWidth(2, TIME_COLUMN_MAX_WIDTH)
+        self._fit_time_column()
+
+    def _fit_time_column(self) -> None:
+        """The time column fits its text up to ``TIME_COLUMN_MAX_WIDTH`` and gives way (down to
+        ``TIME_COLUMN_MIN_WIDTH``) so the details column starts with ``DETAILS_MIN_WIDTH`` still in view."""
+        timeline = self.timeline
+        room = timeline.viewport().width() - timeline.columnWidth(0) - timeline.columnWidth(1) - DETAILS_MIN_WIDTH
+        wanted = min(timeline.sizeHintForColumn(2), TIME_COLUMN_MAX_WIDTH)
+        timeline.setColumnWidth(2, max(TIME_COLUMN_MIN_WIDTH, min(wanted, room)))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.timeline.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_time_column()  # the drawer was resized: give the time column what fits now
+        return super().eventFilter(watched, event)
 
     def _warning_item(self, parent: QTreeWidgetItem, warning: Any, origin: int | None) -> None:
         item = QTreeWidgetItem(["Warning", warning.code, _clock(warning.ts, origin), warning.message])
