@@ -31,8 +31,10 @@ class Preset:
 
 _LOCAL = dict(key_required=False, local=True, idle_timeout=300.0)
 # Model families whose vision differs from their provider's default (docs/providers.md "Per model family").
-OPENAI_TEXT_ONLY = ModelFamily(prefixes=("gpt-3.5", "o1-mini", "o3-mini"), overrides={"vision": False},
-                               note="no vision")
+OPENAI_TEXT_ONLY = ModelFamily(prefixes=("gpt-3.5", "gpt-4-0", "gpt-4-32k", "o1-mini", "o1-preview", "o3-mini"),
+                               overrides={"vision": False}, note="no vision")
+OLLAMA_TEXT_ONLY = ModelFamily(prefixes=("gemma3:1b", "gemma3:270m"), overrides={"vision": False},
+                               note="the small Gemma 3 models take no images")
 OLLAMA_VISION = ModelFamily(prefixes=("llava", "bakllava", "gemma3", "llama3.2-vision", "llama4", "qwen2.5vl",
                                       "minicpm-v", "moondream", "granite3.2-vision"),
                             overrides={"vision": True}, note="vision models")
@@ -63,14 +65,16 @@ PRESETS: dict[str, Preset] = {
                                                   note="vision"),))),
         Preset("mistral", "Mistral", "https://api.mistral.ai/v1",
                Capabilities(stream_usage=False, reasoning_output=True,
-                            families=(ModelFamily(prefixes=("pixtral", "mistral-small-25", "mistral-medium-25"),
+                            families=(ModelFamily(prefixes=("pixtral", "mistral-small-2503", "mistral-small-2506",
+                                                            "mistral-small-latest", "mistral-medium-2505",
+                                                            "mistral-medium-2508", "mistral-medium-latest"),
                                                   overrides={"vision": True}, note="vision"),))),
         Preset("together", "Together AI", "https://api.together.xyz/v1", Capabilities()),
         Preset("fireworks", "Fireworks AI", "https://api.fireworks.ai/inference/v1", Capabilities()),
         Preset("nvidia", "NVIDIA NIM", "https://integrate.api.nvidia.com/v1", Capabilities()),
         Preset("ollama", "Ollama (OpenAI-compatible /v1)", "http://127.0.0.1:11434/v1",
                Capabilities(think_tags=True, parallel_tool_calls=False, reasoning_output=True,
-                            families=(OLLAMA_VISION,)), **_LOCAL),
+                            families=(OLLAMA_TEXT_ONLY, OLLAMA_VISION)), **_LOCAL),
         Preset("lmstudio", "LM Studio", "http://127.0.0.1:1234/v1",
                Capabilities(think_tags=True, parallel_tool_calls=False, reasoning_output=True), **_LOCAL),
         Preset("llamacpp", "llama.cpp server", "http://127.0.0.1:8080/v1",
@@ -97,7 +101,8 @@ PRESETS: dict[str, Preset] = {
                kind="gemini", auth="x-goog-api-key"),
         Preset("ollama-native", "Ollama (native /api/chat)", "http://127.0.0.1:11434",
                Capabilities(parallel_tool_calls=False, tool_ids=False, reasoning_output=True,
-                            reasoning_control="ollama_think", think_tags=True, families=(OLLAMA_VISION,)),
+                            reasoning_control="ollama_think", think_tags=True,
+                            families=(OLLAMA_TEXT_ONLY, OLLAMA_VISION)),
                kind="ollama", auth="none", **_LOCAL),
         Preset("openai-responses", "OpenAI (Responses API)", "https://api.openai.com/v1",
                Capabilities(reasoning_control="reasoning_effort", reasoning_models=("o1", "o3", "o4", "gpt-5"),
