@@ -12,9 +12,10 @@ import pytest
 
 from app.attachment_check import IMAGE_LEFT_OUT
 from app.attachments import attachment_from_bytes
+from app.provider_setup import provider_config
 from app.run_service import ChatSettings, RunService, VisionUnsupportedError, run
 from app.secrets import SecretStore
-from app.settings import Settings
+from app.settings import ProviderSettings, Settings
 from app.storage import History
 from orchestration.messages import ImagePart
 from orchestration.providers.presets import provider_from_preset
@@ -73,6 +74,16 @@ def test_an_image_for_a_model_without_vision_is_refused_before_anything_is_saved
     assert caught.value.images == ["photo.png"]
     assert loopback.count == 0 and history.list_conversations() == []
     assert not history.attachments.root.exists()
+
+
+def test_a_providers_vision_setting_wins_over_its_model_families():
+    said_no = ProviderSettings(id="o", preset="ollama-native", kind="ollama", base_url="http://127.0.0.1:1",
+                               capabilities={"vision": False})
+    assert not provider_config(said_no, None).capabilities.for_model("llava:7b").vision
+    said_yes = said_no.model_copy(update={"capabilities": {"vision": True}})
+    assert provider_config(said_yes, None).capabilities.for_model("gemma3:1b").vision
+    plain = said_no.model_copy(update={"capabilities": {}})
+    assert provider_config(plain, None).capabilities.for_model("llava:7b").vision
 
 
 def test_a_document_goes_to_a_model_without_vision(loopback: LoopbackServer, history: History):
