@@ -197,6 +197,10 @@ class ChatView(QTextBrowser):
         self._rebuild()
         self.scroll_to_bottom()
 
+    def messages(self) -> list[ChatMessage]:
+        """The messages shown (and loaded for scrolling up), oldest first."""
+        return list(self._history)
+
     def last_history_answer(self) -> str:
         """The text of the newest assistant message of the shown history ("" when there is none)."""
         return next((m.text for m in reversed(self._history) if m.role == "assistant"), "")
@@ -292,12 +296,35 @@ class ChatView(QTextBrowser):
 
     def show_tool(self, call_id: str, visibility: str) -> None:
         chip = self._find_chip(call_id)
-        if chip is None or call_id in self._chips:
+        if chip is None:
+            return
+        if call_id in self._chips:
+            if chip.status == "pending":  # approved: it runs now
+                chip.status = "running"
+                self._refresh_chip(*self._chips[call_id])
             return
         chip.visibility = visibility
         if visibility != "hidden":
             self._insert_chip(chip, before=self._next_shown_chip(chip))
             self._keep_bottom()
+
+    def show_pending(self, call_ids: list[str]) -> None:
+        """Calls waiting for the user's approval get their chip now, saying so (``pending_chips`` lists them)."""
+        for call_id in call_ids:
+            chip = self._find_chip(call_id)
+            if chip is None or chip.status not in ("running", "pending") or (
+                    chip.status == "pending" and call_id in self._chips):
+                continue
+            chip.status = "pending"
+            if call_id in self._chips:
+                self._refresh_chip(*self._chips[call_id])
+            else:
+                self._insert_chip(chip, before=self._next_shown_chip(chip))
+        self._keep_bottom()
+
+    def pending_chips(self) -> list[str]:
+        """Ids of the calls whose chip says they wait for approval."""
+        return [chip.id for chip, _anchor in self._chips.values() if chip.status == "pending"]
 
     def _next_shown_chip(self, chip: ToolChip) -> QTextCursor | None:
         """The anchor of a later call's chip already shown (calls answered without running show late)."""
@@ -329,6 +356,12 @@ class ChatView(QTextBrowser):
         self._close_region()
         if self._streaming and self._history:
             message = self._history[-1]
+            answer = next((m for m in reversed(self._history) if m.role == "assistant"), message)
+            for chip in answer.tools:
+                if chip.status == "pending":  # still waiting for approval when the run ended (Stop, an error)
+                    chip.status = "stopped"
+                    if chip.id in self._chips:
+                        self._refresh_chip(*self._chips[chip.id])
             if finish_reason == "cancelled":
                 message.status = "interrupted"
                 self._notice("Stopped: the answer above is partial.")

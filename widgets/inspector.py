@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QHBoxLayout,
@@ -60,6 +60,7 @@ class Inspector(QDockWidget):
         self.setAccessibleName("Run inspector")
         self.trace: RunTrace | None = None
         self._live: RunTrace | None = None
+        self._owns_live = True  # False while the live trace is a conversation state's (set_live)
         self._dirty = False
         self.redraws = 0
         self._frame = QTimer(self)
@@ -176,6 +177,23 @@ class Inspector(QDockWidget):
         self._redraw()
 
     # --- live ---------------------------------------------------------------------------------------
+    def set_live(self, trace: RunTrace | None) -> None:
+        """The open conversation's latest run (its trace keeps growing while it goes), or None for a conversation
+        without runs: the timeline shows it. Another conversation's run never shows here."""
+        self._live = trace
+        self._owns_live = False  # the conversation's state folds the events into it
+        self.trace = trace
+        if trace is not None:
+            self._select_run_row(trace.run_id)
+        if self.isVisible():
+            self._redraw()
+        else:  # drawn when the drawer opens: switching conversations with it closed costs nothing here
+            self._dirty = True
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.flush()
+
     def set_secrets(self, secrets: list[str]) -> None:
         """Secrets of the next live run (the key in use), hidden in everything shown."""
         self._secrets = list(secrets)
@@ -183,6 +201,7 @@ class Inspector(QDockWidget):
     def handle_event(self, event: Any) -> None:
         if event.type == "run_started":
             self._live = RunTrace(getattr(self, "_secrets", []))
+            self._owns_live = True
             self._live.apply(event)
             self._add_run(self._live.summary(), top=True)
             self.empty.hide()
@@ -190,7 +209,8 @@ class Inspector(QDockWidget):
             return
         if self._live is None or event.run_id != self._live.run_id:
             return
-        self._live.apply(event)
+        if self._owns_live:
+            self._live.apply(event)
         if event.type == "done":
             self._update_live_label()
         if self.trace is self._live:
