@@ -14,7 +14,7 @@ import signal
 import sys
 
 from app.attachments import AttachmentError, PreparedAttachment, load_attachments
-from app.chat_recording import NothingToRegenerateError
+from app.chat_recording import NothingToRegenerateError, continuation
 from app.chat_target import chat_settings, cli_problem
 from app.cli_approval import cli_approver, is_interactive
 from app.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
@@ -22,6 +22,8 @@ from app.cli_context import open_history, paths_from_args, secret_store, setting
 from app.cli_input import read_text, require_text
 from app.cli_interrupt import Interrupts
 from app.cli_output import JsonLinesPrinter, TerminalPrinter
+from app.engine.manager import BuiltinEngine
+from app.engine.terminal import TerminalProgress
 from app.errors import EnvironmentProblem
 from app.provider_args import api_key_from_env, provider_from_args
 from app.run_service import PreparedRun, RunService, RunSetupError, Subscriber, run
@@ -36,11 +38,14 @@ from orchestration.tool_turn import Approver
 def read_prompt(args: argparse.Namespace) -> str | None:
     require_text(getattr(args, "system", None), "--system")
     require_text(getattr(args, "model", None), "--model")
-    if args.regenerate:
+    if args.regenerate and getattr(args, "continue_answer", False):
+        raise UsageError("--regenerate and --continue cannot be used together")
+    if args.regenerate or getattr(args, "continue_answer", False):
+        flag = "--regenerate" if args.regenerate else "--continue"
         if args.conversation is None:
-            raise UsageError("--regenerate needs --conversation ID")
+            raise UsageError(f"{flag} needs --conversation ID")
         if args.prompt is not None:
-            raise UsageError("--regenerate answers the last message again; it takes no prompt")
+            raise UsageError(f"{flag} goes on from the conversation's last message; it takes no prompt")
         return None
     prompt = require_text(args.prompt, "the prompt")
     if prompt is None:
@@ -109,9 +114,13 @@ def run_chat(args: argparse.Namespace) -> int:
             mcp = mcp_manager(settings, store.lookup)
             interrupts.before_exit(mcp.kill_now)
             runner.run(start_mcp(mcp))
+        engine = BuiltinEngine(settings.engine, paths_from_args(args).data_dir)
+        engine.add_listener(TerminalProgress())
+        interrupts.before_exit(engine.kill_now)
         try:
-            return _prepare_and_chat(args, runner, RunService(settings, store, mcp=mcp), interrupts)
+            return _prepare_and_chat(args, runner, RunService(settings, store, mcp=mcp, engine=engine), interrupts)
         finally:
+            runner.run(engine.aclose())
             if mcp is not None:
                 runner.run(mcp.aclose())
 
@@ -129,7 +138,9 @@ def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, service:
     history: History | None = None
     try:
         history = None if args.no_save and args.conversation is None else open_history(args)
-        prepared = service.begin(plan, history, args.conversation, regenerate=args.regenerate)
+        placement = continuation(history, args.conversation) if getattr(args, "continue_answer", False) and \
+            history is not None else None
+        prepared = service.begin(plan, history, args.conversation, regenerate=args.regenerate, placement=placement)
     except NothingToRegenerateError as problem:
         if history is not None:
             history.close()

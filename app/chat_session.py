@@ -20,6 +20,8 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
 from app.attachments import PreparedAttachment
+from app.chat_actions import ChatActions
+from app.chat_recording import Placement
 from app.conversation_files import (
     choose_export_file,
     choose_import_file,
@@ -28,6 +30,8 @@ from app.conversation_files import (
     write_export,
 )
 from app.conversation_views import ConversationViews
+from app.engine.manager import BuiltinEngine
+from app.engine.window_link import EngineLink, builtin_choices, welcome_note
 from app.errors import EnvironmentProblem
 from app.live_runs import LiveRun, LiveRuns
 from app.provider_check import draft_config, model_names, trial_reply
@@ -138,7 +142,7 @@ class ChatSession(QObject):
                  secrets: SecretStore, registry_factory: RegistryFactory, *,
                  dialog_factory: DialogFactory = AddProviderDialog, storage_problem: str | None = None,
                  discover: bool = True, theme: ThemeController | None = None,
-                 preferences_factory: PreferencesFactory = PreferencesDialog) -> None:
+                 preferences_factory: PreferencesFactory = PreferencesDialog, engine_dir: Path | None = None) -> None:
         super().__init__(window)
         self.window = window
         self.history = history
@@ -152,6 +156,9 @@ class ChatSession(QObject):
         self.preferences: PreferencesDialog | None = None
         self.controller = LiveRuns(self)  # one run per conversation; runs of different ones may overlap
         self.views = ConversationViews(window, self.controller)
+        # the built-in engine: nothing starts until a run needs it (app/engine)
+        self.engine = BuiltinEngine(settings.engine, engine_dir or Path(str(settings_path)).parent)
+        self.engine_link = EngineLink(self.engine, window)
         self.conversation_id: int | None = None
         self._discovery: asyncio.Task[Any] | None = None
         self._discover_enabled = discover
@@ -193,6 +200,7 @@ class ChatSession(QObject):
         self.views.show_new()  # the window opens on a new chat, with its hint
         if storage_problem:
             w.show_error_in_chat(storage_problem)
+        self.actions = ChatActions(self, window_problem)  # the per-message actions (app/chat_actions.py)
         self.refresh_providers()
         self.refresh_conversations()
         self.start_mcp()
@@ -201,10 +209,13 @@ class ChatSession(QObject):
     # --- providers ----------------------------------------------------------------------------------
     def refresh_providers(self) -> None:
         models = [(p.id, p.default_model or "") for p in self.settings.providers]
+        models = models + builtin_choices(self.settings)
         self.window.composer.set_models(models)
+        self.actions.set_models([m for m in models if m[1]])
         default = next((p for p in self.settings.providers if p.id == self.settings.default_provider), None)
         if default is not None:
             self.window.composer.set_current_model(default.id, default.default_model or "")
+        self.window.welcome.set_offline_note(welcome_note(self.settings) if not self.settings.providers else "")
         self.window.show_welcome(not self.settings.providers and self.conversation_id is None)
         if not self.settings.providers and self._discover_enabled:
             self.start_discovery()
@@ -235,6 +246,7 @@ class ChatSession(QObject):
                         QUIT_RUN_WAIT_S)
         await asyncio.gather(*self.background_tasks(), return_exceptions=True)
         await self.mcp.aclose()
+        await self.engine.aclose()
 
     def start_discovery(self) -> None:
         """Look for local servers in the background; the welcome panel lists what answers."""
@@ -398,7 +410,7 @@ class ChatSession(QObject):
             self.window.composer.restore_text(text)
             return
         try:
-            self._start_run(text)
+            self.start_run(text)
         except (EnvironmentProblem, RunSetupError) as problem:
             self.window.composer.restore_text(text)
             message = window_problem(problem)
@@ -415,13 +427,19 @@ class ChatSession(QObject):
                             reasoning_effort=effort_for_request(self.window.composer.reasoning_effort()),
                             tools="all" if self.window.composer.tools_enabled() else "none")
 
-    def _start_run(self, text: str) -> None:
-        service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory)
-        attachments = self.draft.items()
-        plan = service.plan(text, self.chat_settings(), attachments)
+    def start_run(self, text: str | None, *, placement: Placement | None = None,
+                  chat: ChatSettings | None = None) -> None:
+        """Start a run: ``text`` after the open conversation's last message, or where ``placement`` says (the
+        message actions: ``text`` None to answer again or continue). A new question takes the draft's
+        attachments."""
+        service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory,
+                             engine=self.engine)
+        attachments = self.draft.items() if text is not None else []
+        plan = service.plan(text, chat or self.chat_settings(), attachments)
         self.window.inspector.set_secrets(plan.secrets)
-        prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history)
-        if self.history is None:  # without a database the conversation lives in memory only
+        prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history,
+                                 placement=placement)
+        if self.history is None and text is not None:  # without a database the conversation lives in memory only
             self._memory_history.append(UserMessage(content=text, attachments=[a.part for a in attachments]))
         self.conversation_id = conversation_id = prepared.conversation_id
         self.views.saved_as(conversation_id)
@@ -433,11 +451,15 @@ class ChatSession(QObject):
                                   on_pending=lambda call_ids: self.views.pending(conversation_id, call_ids))
         self.window.show_welcome(False)
         leave_empty(self.window)
-        self.window.chat_view.add_user_message(text, self.draft.views())
-        self._sent_attachments[conversation_id] = attachments
-        self.draft.clear()  # only now: a send refused before this point keeps its attachments
+        if placement is not None:
+            self.actions.reload()  # the branch up to where the run goes
+        elif text is not None:
+            self.window.chat_view.add_user_message(text, self.draft.views())
+        if attachments:
+            self._sent_attachments[conversation_id] = attachments
+            self.draft.clear()  # only now: a send refused before this point keeps its attachments
         self.window.reasoning_pane.expect_reasoning(state.expect_reasoning)
-        self.controller.start(prepared, text, approver)
+        self.controller.start(prepared, text or "", approver)
         self.views.starting(conversation_id)
         self.window.set_status(model=f"{plan.target.config.id} · {plan.target.model}")
         self.refresh_conversations()
@@ -456,6 +478,7 @@ class ChatSession(QObject):
             self.draft.restore(attachments)
         self.refresh_conversations()
         if shown:
+            self.actions.after_run()  # the answer gets its id and versions (app/chat_actions.py)
             self.refresh_runs()
             self.window.composer.focus_input()
 
@@ -496,6 +519,7 @@ class ChatSession(QObject):
         self.conversation_id = None
         self.window.forget_live_answer()
         self.views.show_new()
+        self.actions.actions.reset()
         self.refresh_runs()
         self.window.show_welcome(not self.settings.providers)
         self.window.composer.focus_input()
@@ -518,6 +542,7 @@ class ChatSession(QObject):
 
         self.window.show_welcome(False)
         self.window.forget_live_answer()
+        self.actions.actions.reset()
         try:
             store = self.history.attachments
             self.views.show(self.history, conversation_id, records, visibility_of,

@@ -7,14 +7,13 @@ file or the keyring (with a one-line reason on stderr), 2 bad usage, 130 interru
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from app.cli_common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError
 from app.errors import EnvironmentProblem
-from app.provider_args import add_provider_arguments
-from orchestration.limits import MAX_CALL_TIMEOUT, LoopLimits
 
 
 def _positive_int(text: str) -> int:
@@ -32,6 +31,8 @@ DATA_DIR_HELP = ("keep the history and settings under DIR (DIR/data, DIR/config)
 
 
 def _call_timeout(text: str) -> float:
+    from orchestration.limits import MAX_CALL_TIMEOUT
+
     value = _positive_float(text)
     if value > MAX_CALL_TIMEOUT:
         raise argparse.ArgumentTypeError(f"expected at most {MAX_CALL_TIMEOUT:,} seconds, got {text}")
@@ -48,18 +49,86 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from app import history_command, keys_command, mcp_command, providers_command
+# The subcommands whose parsers live in their own modules. Those modules import the database, the settings or the
+# keyring, so only the one a command line names is imported (start-up: docs/architecture.md, bench/startup.py).
+MODULE_COMMANDS = {"keys": "keys_command", "providers": "providers_command", "mcp": "mcp_command",
+                   "history": "history_command", "search": "history_command", "export": "history_command",
+                   "import": "history_command", "local": "local_command"}
+INLINE_COMMANDS = ("chat", "models", "tools")
+
+
+def _named_command(argv: Sequence[str]) -> str | None:
+    """The subcommand an argument list names (the first word that is not an option or an option's value)."""
+    words = iter(argv)
+    for word in words:
+        if word == "--data-dir":
+            next(words, None)
+        elif word == "--":
+            return None
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or, given the argument list, one whose other subcommands are bare placeholders.
+
+    A placeholder is never shown: ``--help`` (anywhere) and an unknown command get the whole parser, and a
+    subcommand's own errors and help come from its own parser.
+    """
+    named = None if argv is None or "-h" in argv or "--help" in argv else _named_command(argv)
+    whole = argv is None or "-h" in argv or "--help" in argv or (
+        named is not None and named not in MODULE_COMMANDS and named not in INLINE_COMMANDS)
 
     parser = argparse.ArgumentParser(
         prog="parley", description="Parley: chat with LLMs from your own machine. With no command, the window "
                                     "opens; the commands below work in a terminal.")
+    parser.add_argument("--version", action="version", version=f"parley {_version()}")
     parser.add_argument("--data-dir", metavar="DIR", default=None, help=DATA_DIR_HELP)
     # --data-dir is accepted after the subcommand too; SUPPRESS keeps the value given before it.
     data_dir = argparse.ArgumentParser(add_help=False)
     data_dir.add_argument("--data-dir", metavar="DIR", default=argparse.SUPPRESS, help=DATA_DIR_HELP)
     parents = [data_dir]
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    if whole or named == "chat":
+        _add_chat_parser(sub, parents)
+    else:
+        sub.add_parser("chat")
+    if whole or named == "models":
+        _add_models_parser(sub, parents)
+    else:
+        sub.add_parser("models")
+    tools = sub.add_parser("tools", parents=parents, help="list the tools the model can use")
+    tools_sub = tools.add_subparsers(dest="tools_command", metavar="ACTION")
+    tools_list = tools_sub.add_parser("list", help="list the registered tools")
+    tools_list.add_argument("--json", action="store_true", help="print as JSON")
+
+    added: set[str] = set()
+    for command, module_name in MODULE_COMMANDS.items():
+        if module_name in added:
+            continue
+        if whole or MODULE_COMMANDS.get(named or "") == module_name:
+            module = importlib.import_module(f"app.{module_name}")
+            (module.add_parsers if module_name == "history_command" else module.add_parser)(sub, parents)
+            added.add(module_name)
+        else:
+            sub.add_parser(command)
+    return parser
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("parley")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
+
+
+def _add_chat_parser(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    from app.provider_args import add_provider_arguments
+    from orchestration.limits import MAX_CALL_TIMEOUT, LoopLimits
 
     chat = sub.add_parser("chat", parents=parents, help="send one prompt and stream the answer (tools included); "
                                                         "saved unless --no-save",
@@ -73,6 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="continue a saved conversation (its current branch) instead of starting a new one")
     chat.add_argument("--regenerate", action="store_true",
                       help="with --conversation: answer its last user message again, as a new branch")
+    chat.add_argument("--continue", dest="continue_answer", action="store_true",
+                      help="with --conversation: go on with its last answer where it stopped (after Ctrl+C or an "
+                           "error), in the same answer (the window's Continue)")
     chat.add_argument("--no-save", action="store_true", help="do not save this chat in the history")
     chat.add_argument("--attach", action="append", type=Path, default=[], metavar="FILE",
                       help="attach a file (repeatable): an image (PNG, JPEG, WebP, GIF; needs a model with vision), "
@@ -104,6 +176,10 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--no-reasoning", action="store_true", help="do not print reasoning to stderr")
     chat.add_argument("--json", action="store_true", help="print every run event as one JSON line")
 
+
+def _add_models_parser(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    from app.provider_args import add_provider_arguments
+
     models = sub.add_parser("models", parents=parents,
                             help="list a provider's models, or the local servers already running",
                             description="List the models a provider offers (--kind/--preset, --base-url), or "
@@ -112,17 +188,6 @@ def build_parser() -> argparse.ArgumentParser:
     models.add_argument("--local", action="store_true",
                         help="look for Ollama, LM Studio, llama.cpp and vLLM on this machine instead")
     models.add_argument("--json", action="store_true", help="print as JSON")
-
-    tools = sub.add_parser("tools", parents=parents, help="list the tools the model can use")
-    tools_sub = tools.add_subparsers(dest="tools_command", metavar="ACTION")
-    tools_list = tools_sub.add_parser("list", help="list the registered tools")
-    tools_list.add_argument("--json", action="store_true", help="print as JSON")
-
-    keys_command.add_parser(sub, parents)
-    providers_command.add_parser(sub, parents)
-    mcp_command.add_parser(sub, parents)
-    history_command.add_parsers(sub, parents)
-    return parser
 
 
 def _dispatch(args: argparse.Namespace) -> int | None:
@@ -150,6 +215,10 @@ def _dispatch(args: argparse.Namespace) -> int | None:
         from app.providers_command import run_providers
 
         return run_providers(args)
+    if args.command == "local":
+        from app.local_command import run_local
+
+        return run_local(args)
     from app import history_command
 
     commands = {"history": history_command.run_history, "search": history_command.run_search,
@@ -183,32 +252,46 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    from app.mcp_command import split_server_command
+    argv = list(sys.argv[1:] if argv is None else argv)
+    server_command = None
+    if _named_command(argv) is not None:  # a command: httpx may be imported, without its own CLI's libraries
+        from app.lean_imports import import_httpx
 
-    parser = build_parser()
-    argv, server_command = split_server_command(list(sys.argv[1:] if argv is None else argv))
+        import_httpx()
+    if "mcp" in argv:
+        from app.mcp_command import split_server_command
+
+        argv, server_command = split_server_command(argv)
+    parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
         if server_command is not None:
             args.server_command = server_command
     except SystemExit as exc:  # argparse exits 2 on bad usage and 0 for --help
         return int(exc.code or 0)
-    from app.storage import NotFoundError
-
     try:
         code = _dispatch(args)
-    except (UsageError, NotFoundError) as exc:
-        print(f"parley: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except EnvironmentProblem as exc:
         print(f"parley: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except Exception as exc:
+        if not (isinstance(exc, UsageError) or _not_found(exc)):
+            raise
+        print(f"parley: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if code is not None:
         return code
     if args.command is None:
         return _open_window(args)
     parser.print_help()
     return EXIT_OK
+
+
+def _not_found(exc: Exception) -> bool:
+    """A history lookup of a missing id. Checked without importing the database layer: when it was never
+    imported, nothing can have raised its error."""
+    history = sys.modules.get("app.storage.history")
+    return history is not None and isinstance(exc, history.NotFoundError)
 
 
 if __name__ == "__main__":

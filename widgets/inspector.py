@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from orchestration.run_trace import ModelCallTrace, RunSummary, RunTrace, ToolCallTrace, count_text
-from tools.mcp.connection import ServerStatus
+from tools.mcp.status import ServerStatus
 from widgets.safe_text import plain_label, plain_tooltip
 
 FRAME_MS = 16

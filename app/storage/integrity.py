@@ -82,7 +82,9 @@ def _columns(db: sqlite3.Connection, table: str) -> dict[str, Column]:
 @functools.cache
 def expected_schema() -> Schema:
     """The schema the migrations create, read from a fresh in-memory database."""
-    db = Database(sqlite3.connect(":memory:"))
+    # no sqlite-utils plugins: finding them scans every installed package's entry points (tens of ms at each
+    # start), and a plugin has no business changing Parley's connections (database.py opens the file the same way)
+    db = Database(sqlite3.connect(":memory:"), execute_plugins=False)
     try:
         apply_migrations(db)
         tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
