@@ -1,4 +1,4 @@
-"""Attachment rows of user messages (table ``message_attachments``, migration 3) and their files.
+"""Attachment rows of user messages (table ``message_attachments``, migration 4) and their files.
 
 Files go into the content-addressed store (app/attachments/store.py) before the row that refers to them is
 written, so a row never points at nothing Parley wrote. Reading a message back gives its attachments as the

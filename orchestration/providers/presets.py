@@ -12,6 +12,10 @@ from orchestration.providers.config import AuthStyle, Capabilities, ModelFamily,
 
 ANTHROPIC_VERSION = "2023-06-01"  # the anthropic-version header every Messages request carries
 OPENAI_MAX_TOOLS = 128  # OpenAI refuses requests with more functions than this
+OPENAI_REASONING_MODELS = ("o1", "o3", "o4", "gpt-5")
+# OpenAI's reasoning models refuse a temperature ("Unsupported parameter"); the chat settings disable it for them.
+_OPENAI_REASONING_FAMILY = ModelFamily(prefixes=OPENAI_REASONING_MODELS, overrides={"temperature": False},
+                                       note="reasoning models: no temperature")
 GEMINI_MAX_TOOLS = 128  # function declarations per Gemini request
 
 
@@ -31,8 +35,12 @@ class Preset:
 
 _LOCAL = dict(key_required=False, local=True, idle_timeout=300.0)
 # Model families whose vision differs from their provider's default (docs/providers.md "Per model family").
-OPENAI_TEXT_ONLY = ModelFamily(prefixes=("gpt-3.5", "gpt-4-0", "gpt-4-32k", "o1-mini", "o1-preview", "o3-mini"),
-                               overrides={"vision": False}, note="no vision")
+# Checked before the reasoning family (first match wins): o1-mini, o1-preview and o3-mini are reasoning models too.
+OPENAI_TEXT_ONLY = (
+    ModelFamily(prefixes=("o1-mini", "o1-preview", "o3-mini"), overrides={"vision": False, "temperature": False},
+                note="no vision; reasoning models: no temperature"),
+    ModelFamily(prefixes=("gpt-3.5", "gpt-4-0", "gpt-4-32k"), overrides={"vision": False}, note="no vision"),
+)
 OLLAMA_TEXT_ONLY = ModelFamily(prefixes=("gemma3:1b", "gemma3:270m"), overrides={"vision": False},
                                note="the small Gemma 3 models take no images")
 OLLAMA_VISION = ModelFamily(prefixes=("llava", "bakllava", "gemma3", "llama3.2-vision", "llama4", "qwen2.5vl",
@@ -49,9 +57,9 @@ PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
         Preset("openai", "OpenAI", "https://api.openai.com/v1",
-               Capabilities(reasoning_control="reasoning_effort", reasoning_models=("o1", "o3", "o4", "gpt-5"),
+               Capabilities(reasoning_control="reasoning_effort", reasoning_models=OPENAI_REASONING_MODELS,
                             max_tokens_field="max_completion_tokens", max_tools=OPENAI_MAX_TOOLS, vision=True,
-                            families=(OPENAI_TEXT_ONLY,))),
+                            families=(*OPENAI_TEXT_ONLY, _OPENAI_REASONING_FAMILY))),
         Preset("openrouter", "OpenRouter", "https://openrouter.ai/api/v1",
                Capabilities(reasoning_control="openrouter", reasoning_output=True,
                             families=(ModelFamily(prefixes=("openai/gpt-4o", "openai/gpt-4.1", "openai/gpt-5",
@@ -114,9 +122,9 @@ PRESETS: dict[str, Preset] = {
                             families=(OLLAMA_TEXT_ONLY, OLLAMA_VISION)),
                kind="ollama", auth="none", **_LOCAL),
         Preset("openai-responses", "OpenAI (Responses API)", "https://api.openai.com/v1",
-               Capabilities(reasoning_control="reasoning_effort", reasoning_models=("o1", "o3", "o4", "gpt-5"),
+               Capabilities(reasoning_control="reasoning_effort", reasoning_models=OPENAI_REASONING_MODELS,
                             reasoning_output=True, max_tools=OPENAI_MAX_TOOLS, vision=True, server_state=True,
-                            families=(OPENAI_TEXT_ONLY,)),
+                            families=(*OPENAI_TEXT_ONLY, _OPENAI_REASONING_FAMILY)),
                kind="openai-responses"),
         Preset("cohere", "Cohere", "https://api.cohere.com",
                Capabilities(parallel_tool_calls=False, reasoning_output=True, reasoning_control="cohere_thinking",
