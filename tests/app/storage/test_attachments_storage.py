@@ -4,14 +4,17 @@ conversation that uses them, embedded in the JSON export and restored by import,
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
+from sqlite_utils import Database
 
 from app.attachments import attachment_from_bytes
 from app.storage import History
 from app.storage.exchange import ImportFileError, export_json, import_conversation, read_export
 from app.storage.markdown import export_markdown
+from app.storage.migrations import MIGRATIONS, apply_migrations
 from app.storage.replay import conversation_messages
 from app.storage.run_recorder import RunRecorder
 from orchestration.messages import DocumentPart, ImagePart, UserMessage
@@ -114,3 +117,18 @@ def test_markdown_links_the_stored_files(history: History, photo, notes):
     assert f"- ![photo.png](<{image_uri}>) (image/png, " in text
     assert f"- [notes (v2).md](<{notes_uri}>) (text/markdown, 20 bytes)" in text
     assert isinstance(photo.part, ImagePart)
+
+
+def test_migration_4_adds_attachments_to_a_version_3_database(tmp_path: Path):
+    path = tmp_path / "history.db"
+    old = Database(sqlite3.connect(path))
+    apply_migrations(old, MIGRATIONS[:3])
+    old.execute("INSERT INTO conversations (id, title, created_at, updated_at) VALUES (1, 'kept', 0, 0)")
+    old.execute("INSERT INTO messages (id, conversation_id, role, content, created_at, updated_at) "
+                "VALUES (1, 1, 'user', 'hello', 0, 0)")
+    old.conn.commit()
+    assert apply_migrations(old) == [4]
+    old.close()
+    with History.open(path) as history:
+        (message,) = history.all_messages(1)
+        assert message.content == "hello" and message.attachments == ()

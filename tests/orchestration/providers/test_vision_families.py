@@ -22,3 +22,9 @@ from orchestration.providers.presets import PRESETS
 ])
 def test_vision_follows_the_model_family(preset: str, model: str, vision: bool):
     assert PRESETS[preset].capabilities.for_model(model).vision is vision
+
+
+def test_openai_text_only_reasoning_models_keep_no_temperature():
+    for preset in ("openai", "openai-responses"):
+        caps = PRESETS[preset].capabilities.for_model("o3-mini")
+        assert caps.vision is False and caps.temperature is False
