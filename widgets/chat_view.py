@@ -232,7 +232,11 @@ class ChatView(QTextBrowser):
 
     # --- history ------------------------------------------------------------------------------------
     def set_messages(self, messages: list[ChatMessage]) -> None:
-        """Show a conversation: the most recent page now, older pages on scroll up."""
+        """Show a conversation: the most recent page now, older pages on scroll up. An answer streaming into the
+        view is left behind (its conversation's state replays it when shown again)."""
+        self._region = None
+        self._frame.stop()
+        self._streaming = self._redraw_after_answer = False
         self._history = list(messages)
         self._shown_from = max(0, len(messages) - PAGE_SIZE)
         self._rebuild()
