@@ -21,6 +21,8 @@ from app.cli_context import open_history, paths_from_args, secret_store, setting
 from app.cli_input import read_text, require_text
 from app.cli_interrupt import Interrupts
 from app.cli_output import JsonLinesPrinter, TerminalPrinter
+from app.engine.manager import BuiltinEngine
+from app.engine.terminal import TerminalProgress
 from app.errors import EnvironmentProblem
 from app.provider_args import api_key_from_env, provider_from_args
 from app.run_service import PreparedRun, RunService, RunSetupError, Subscriber, run
@@ -93,9 +95,13 @@ def run_chat(args: argparse.Namespace) -> int:
             mcp = mcp_manager(settings, store.lookup)
             interrupts.before_exit(mcp.kill_now)
             runner.run(start_mcp(mcp))
+        engine = BuiltinEngine(settings.engine, paths_from_args(args).data_dir)
+        engine.add_listener(TerminalProgress())
+        interrupts.before_exit(engine.kill_now)
         try:
-            return _prepare_and_chat(args, runner, RunService(settings, store, mcp=mcp), interrupts)
+            return _prepare_and_chat(args, runner, RunService(settings, store, mcp=mcp, engine=engine), interrupts)
         finally:
+            runner.run(engine.aclose())
             if mcp is not None:
                 runner.run(mcp.aclose())
 

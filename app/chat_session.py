@@ -29,6 +29,8 @@ from app.conversation_files import (
     write_export,
 )
 from app.conversation_views import ConversationViews
+from app.engine.manager import BuiltinEngine
+from app.engine.window_link import EngineLink, builtin_choices, welcome_note
 from app.errors import EnvironmentProblem
 from app.live_runs import LiveRun, LiveRuns
 from app.provider_check import draft_config, model_names, trial_reply
@@ -138,7 +140,7 @@ class ChatSession(QObject):
                  secrets: SecretStore, registry_factory: RegistryFactory, *,
                  dialog_factory: DialogFactory = AddProviderDialog, storage_problem: str | None = None,
                  discover: bool = True, theme: ThemeController | None = None,
-                 preferences_factory: PreferencesFactory = PreferencesDialog) -> None:
+                 preferences_factory: PreferencesFactory = PreferencesDialog, engine_dir: Path | None = None) -> None:
         super().__init__(window)
         self.window = window
         self.history = history
@@ -152,6 +154,9 @@ class ChatSession(QObject):
         self.preferences: PreferencesDialog | None = None
         self.controller = LiveRuns(self)  # one run per conversation; runs of different ones may overlap
         self.views = ConversationViews(window, self.controller)
+        # the built-in engine: nothing starts until a run needs it (app/engine)
+        self.engine = BuiltinEngine(settings.engine, engine_dir or Path(str(settings_path)).parent)
+        self.engine_link = EngineLink(self.engine, window)
         self.conversation_id: int | None = None
         self._discovery: asyncio.Task[Any] | None = None
         self._discover_enabled = discover
@@ -199,11 +204,13 @@ class ChatSession(QObject):
     # --- providers ----------------------------------------------------------------------------------
     def refresh_providers(self) -> None:
         models = [(p.id, p.default_model or "") for p in self.settings.providers]
+        models = models + builtin_choices(self.settings)
         self.window.composer.set_models(models)
         self.actions.set_models([m for m in models if m[1]])
         default = next((p for p in self.settings.providers if p.id == self.settings.default_provider), None)
         if default is not None:
             self.window.composer.set_current_model(default.id, default.default_model or "")
+        self.window.welcome.set_offline_note(welcome_note(self.settings) if not self.settings.providers else "")
         self.window.show_welcome(not self.settings.providers and self.conversation_id is None)
         if not self.settings.providers and self._discover_enabled:
             self.start_discovery()
@@ -234,6 +241,7 @@ class ChatSession(QObject):
                         QUIT_RUN_WAIT_S)
         await asyncio.gather(*self.background_tasks(), return_exceptions=True)
         await self.mcp.aclose()
+        await self.engine.aclose()
 
     def start_discovery(self) -> None:
         """Look for local servers in the background; the welcome panel lists what answers."""
@@ -418,7 +426,8 @@ class ChatSession(QObject):
                   chat: ChatSettings | None = None) -> None:
         """Start a run: ``text`` after the open conversation's last message, or where ``placement`` says (the
         message actions: ``text`` None to answer again or continue)."""
-        service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory)
+        service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory,
+                             engine=self.engine)
         plan = service.plan(text, chat or self.chat_settings())
         self.window.inspector.set_secrets(plan.secrets)
         prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history,

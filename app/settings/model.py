@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from app.engine.settings import EngineSettings
 from orchestration.limits import LoopLimits
 from orchestration.providers.config import Capabilities
 from orchestration.redaction import is_sensitive_header
@@ -122,6 +123,8 @@ class Settings(_Section):
     allow_local_addresses: bool = Field(False, description="let web tools fetch private and loopback addresses")
     mcp_servers: list[McpServerSettings] = Field(default_factory=list, description="MCP servers whose tools are "
                                                  "offered (docs/tools.md)")
+    engine: EngineSettings = Field(default_factory=EngineSettings, description="the built-in llama.cpp engine "
+                                   "(provider builtin): its limits and models (docs/providers.md)")
 
     @field_validator("mcp_servers")
     @classmethod

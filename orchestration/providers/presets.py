@@ -31,6 +31,12 @@ class Preset:
 
 _LOCAL = dict(key_required=False, local=True, idle_timeout=300.0)
 
+# llama-cpp-python's server (``python -m llama_cpp.server``), which the built-in engine runs too: what the real
+# server refuses or ignores, found by tests/e2e/llama_server (docs/providers.md, "Quirks handled").
+LLAMA_CPP_PYTHON = Capabilities(think_tags=True, parallel_tool_calls=False, reasoning_output=True,
+                                null_assistant_content=False, required_tool_choice=False)
+BUILTIN_URL = "http://127.0.0.1:0/v1"  # a placeholder: the engine's real port is chosen when it starts
+
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
@@ -58,6 +64,9 @@ PRESETS: dict[str, Preset] = {
                Capabilities(think_tags=True, parallel_tool_calls=False, reasoning_output=True), **_LOCAL),
         Preset("llamacpp", "llama.cpp server", "http://127.0.0.1:8080/v1",
                Capabilities(think_tags=True, parallel_tool_calls=False, reasoning_output=True), **_LOCAL),
+        Preset("llama-cpp-python", "llama-cpp-python server", "http://127.0.0.1:8000/v1", LLAMA_CPP_PYTHON,
+               **_LOCAL),
+        Preset("builtin", "Built-in engine", BUILTIN_URL, LLAMA_CPP_PYTHON, **_LOCAL),
         Preset("vllm", "vLLM", "http://127.0.0.1:8000/v1", Capabilities(think_tags=True, reasoning_output=True),
                **_LOCAL),
         Preset("custom", "Custom OpenAI-compatible server", "", Capabilities(), key_required=False),
