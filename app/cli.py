@@ -49,6 +49,7 @@ def _positive_float(text: str) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     from app import history_command, keys_command, mcp_command, providers_command
+    from app.usage import command as usage_command
 
     parser = argparse.ArgumentParser(
         prog="parley", description="Parley: chat with LLMs from your own machine. With no command, the window "
@@ -118,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     providers_command.add_parser(sub, parents)
     mcp_command.add_parser(sub, parents)
     history_command.add_parsers(sub, parents)
+    usage_command.add_parser(sub, parents)
     return parser
 
 
@@ -146,6 +148,10 @@ def _dispatch(args: argparse.Namespace) -> int | None:
         from app.providers_command import run_providers
 
         return run_providers(args)
+    if args.command == "usage":
+        from app.usage.command import run_usage
+
+        return run_usage(args)
     from app import history_command
 
     commands = {"history": history_command.run_history, "search": history_command.run_search,

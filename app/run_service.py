@@ -25,11 +25,12 @@ from app.settings import ProviderSettings, Settings
 from app.storage import History
 from app.storage.run_recorder import RunRecorder
 from app.tool_setup import add_mcp_tools, tool_registry
+from app.usage.prices import Pricer
 from orchestration.engine import ChatAdapter, NamedToolChoice, ToolChoice
 from orchestration.event_redaction import RedactingEmitter
 from orchestration.events import RunEvent
 from orchestration.limits import LoopLimits
-from orchestration.loop import RunLoop, RunRequest, RunResult
+from orchestration.loop import PriceFn, RunLoop, RunRequest, RunResult
 from orchestration.messages import Message
 from orchestration.providers import ADAPTER_KINDS, adapter_for
 from orchestration.providers.config import ProviderConfig
@@ -67,6 +68,7 @@ class ChatTarget:
     config: ProviderConfig
     model: str
     reasoning_effort: str | None = None
+    preset: str | None = None  # the preset the provider was made from (prices are looked up by it)
 
     @property
     def api_key(self) -> str | None:
@@ -123,6 +125,7 @@ class RunPlan:
     tool_names: list[str]
     tool_choice: ToolChoice
     limits: LoopLimits
+    pricer: Pricer | None = None  # what each model call costs (the usage events' cost_usd)
 
     @property
     def secrets(self) -> list[str]:
@@ -174,14 +177,15 @@ class RunService:
         choice = _tool_choice(chat.tool_choice, names)
         if target.config.kind not in ADAPTER_KINDS:
             adapter_for(target.config)  # raises UnsupportedKindError, naming the kinds there are
-        return RunPlan(prompt, chat, target, registry, names, choice, limits)
+        pricer = Pricer.for_provider(target.config, target.preset, self.settings.usage.prices)
+        return RunPlan(prompt, chat, target, registry, names, choice, limits, pricer)
 
     def target(self, chat: ChatSettings) -> ChatTarget:
         """The provider, key and model ``chat`` names (else the settings' default provider)."""
         if chat.one_off is not None:
             if not chat.model:
                 raise MissingModelError(chat.one_off.id)
-            return ChatTarget(chat.one_off, chat.model, chat.reasoning_effort)
+            return ChatTarget(chat.one_off, chat.model, chat.reasoning_effort, preset=chat.one_off.id)
         if chat.provider:
             entry = self.settings.provider(chat.provider)
             if entry is None:
@@ -200,7 +204,8 @@ class RunService:
         model = chat.model or entry.default_model
         if not model:
             raise MissingModelError(entry.id)
-        return ChatTarget(provider_config(entry, key), model, chat.reasoning_effort or entry.reasoning_effort)
+        return ChatTarget(provider_config(entry, key), model, chat.reasoning_effort or entry.reasoning_effort,
+                          preset=entry.preset)
 
     def _selected(self, registry: ToolRegistry, spec: str) -> list[str]:
         """With ``all``, the tools the settings disable or deny are left out."""
@@ -247,12 +252,13 @@ async def run(prepared: PreparedRun, subscriber: Subscriber, approver: Approver 
     and the partial answer saved)."""
     plan = prepared.plan
     return await run_loop(prepared.adapter, plan.registry, prepared.request, subscriber, limits=plan.limits,
-                          approver=approver, recorder=prepared.recorder, secrets=plan.secrets)
+                          approver=approver, recorder=prepared.recorder, secrets=plan.secrets, price=plan.pricer)
 
 
 async def run_loop(adapter: ChatAdapter, tools: ToolSet, request: RunRequest, subscriber: Subscriber, *,
                    limits: LoopLimits | None = None, approver: Approver | None = None,
-                   recorder: RunRecorder | None = None, secrets: Sequence[str] = ()) -> RunResult:
+                   recorder: RunRecorder | None = None, secrets: Sequence[str] = (),
+                   price: PriceFn | None = None) -> RunResult:
     """The loop with its sinks: the recorder gets each event first, then the subscriber with ``secrets``
     hidden (some providers and models echo the key, even split across streamed pieces). The adapter is
     closed at the end."""
@@ -263,7 +269,7 @@ async def run_loop(adapter: ChatAdapter, tools: ToolSet, request: RunRequest, su
             recorder(event)
         shown(event)
 
-    loop = RunLoop(adapter, tools, emit, limits=limits, approver=approver)
+    loop = RunLoop(adapter, tools, emit, limits=limits, approver=approver, price=price)
     ticker = asyncio.ensure_future(checkpoints(recorder)) if recorder is not None else None
     try:
         return await loop.run(request)

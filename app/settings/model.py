@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from app.usage.settings import UsageSettings
 from orchestration.limits import LoopLimits
 from orchestration.providers.config import Capabilities
 from orchestration.redaction import is_sensitive_header
@@ -119,6 +120,8 @@ class Settings(_Section):
     allow_local_addresses: bool = Field(False, description="let web tools fetch private and loopback addresses")
     mcp_servers: list[McpServerSettings] = Field(default_factory=list, description="MCP servers whose tools are "
                                                  "offered (docs/tools.md)")
+    usage: UsageSettings = Field(default_factory=UsageSettings, description="per-model prices and the monthly "
+                                 "budget (docs/usage.md)")
 
     @field_validator("mcp_servers")
     @classmethod

@@ -174,10 +174,21 @@ CREATE INDEX runs_conversation ON runs(conversation_id);
 CREATE INDEX runs_running ON runs(status) WHERE status = 'running';
 """
 
+# What each run cost (docs/usage.md). ``cost_usd`` NULL is unknown (a model without a price, or usage not
+# reported); ``priced_at`` NULL marks a run recorded before costs existed (or imported), which
+# app/usage/backfill.py prices from its stored usage when it first reads the history.
+RUN_COSTS = """
+ALTER TABLE runs ADD COLUMN cost_usd REAL;
+ALTER TABLE runs ADD COLUMN priced_at INTEGER;
+CREATE INDEX runs_started ON runs(started_at);
+CREATE INDEX runs_unpriced ON runs(status) WHERE priced_at IS NULL;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: conversations, messages, tool calls and outputs, runs, run events, FTS5",
               INITIAL_SCHEMA),
     Migration(2, "token counts of runs may be unknown (NULL)", NULLABLE_TOKENS, rebuilds_tables=True),
+    Migration(3, "the cost of each run in US dollars", RUN_COSTS),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -1,0 +1,93 @@
+"""Spend and tokens from the history: per day, model or provider since a date; today's and this month's spend.
+
+Reads the ``runs`` table only (its ``cost_usd`` is the sum of the run's model calls). A run whose cost is
+unknown adds its tokens but not a cost, and is counted in ``unpriced`` so a total is never shown as complete
+when it is not. Days and months are the machine's local calendar.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import date, datetime, time, timedelta
+from typing import Literal
+
+from app.storage.history import History
+
+GroupBy = Literal["day", "model", "provider"]
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    key: str  # the day (YYYY-MM-DD), model or provider
+    runs: int
+    input_tokens: int
+    output_tokens: int
+    reasoning_tokens: int
+    cached_tokens: int
+    cost_usd: float  # the runs whose cost is known
+    unpriced: int  # runs whose cost is unknown (no price for the model, or usage not reported)
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def start_of_day(day: date) -> int:
+    """Epoch milliseconds of local midnight starting ``day``."""
+    return int(datetime.combine(day, time()).astimezone().timestamp() * 1000)
+
+
+_KEYS: dict[GroupBy, str] = {
+    "day": "date(started_at / 1000, 'unixepoch', 'localtime')",
+    "model": "coalesce(model, '(unknown)')",
+    "provider": "coalesce(provider, '(unknown)')",
+}
+
+
+def usage_rows(history: History, *, since: date, by: GroupBy, until: date | None = None) -> list[UsageRow]:
+    """One row per day, model or provider with runs started on or after ``since`` (and before ``until``);
+    days ascending, models and providers by cost, highest first."""
+    key = _KEYS[by]
+    end = start_of_day(until) if until is not None else 2**62
+    order = "key" if by == "day" else "cost DESC, key"
+    rows = history.db.execute(
+        f"SELECT {key} AS key, count(*), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), "
+        "coalesce(sum(reasoning_tokens), 0), coalesce(sum(cached_tokens), 0), coalesce(sum(cost_usd), 0) AS cost, "
+        "sum(cost_usd IS NULL) FROM runs WHERE started_at >= ? AND started_at < ? AND status != 'running' "
+        f"GROUP BY key ORDER BY {order}", [start_of_day(since), end]).fetchall()
+    return [UsageRow(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]), float(r[6]), int(r[7]))
+            for r in rows]
+
+
+@dataclass(frozen=True)
+class Spend:
+    cost_usd: float
+    unpriced: int  # runs in the period whose cost is unknown
+
+
+def spend_since(history: History, since: date) -> Spend:
+    row = history.db.execute("SELECT coalesce(sum(cost_usd), 0), coalesce(sum(cost_usd IS NULL), 0) FROM runs "
+                             "WHERE started_at >= ? AND status != 'running'", [start_of_day(since)]).fetchone()
+    return Spend(float(row[0]), int(row[1]))
+
+
+def today_and_month(history: History, today: date | None = None) -> tuple[Spend, Spend]:
+    day = today or date.today()
+    return spend_since(history, day), spend_since(history, day.replace(day=1))
+
+
+def last_days(history: History, days: int, today: date | None = None) -> list[UsageRow]:
+    """Exactly ``days`` rows, one per day ending today, days without runs as zeros (for the chart)."""
+    end = today or date.today()
+    first = end - timedelta(days=days - 1)
+    found = {row.key: row for row in usage_rows(history, since=first, by="day")}
+    out = []
+    for i in range(days):
+        key = (first + timedelta(days=i)).isoformat()
+        out.append(found.get(key) or UsageRow(key, 0, 0, 0, 0, 0, 0.0, 0))
+    return out
+
+
+def conversation_cost(history: History, conversation_id: int) -> Spend:
+    row = history.db.execute("SELECT coalesce(sum(cost_usd), 0), coalesce(sum(cost_usd IS NULL), 0) FROM runs "
+                             "WHERE conversation_id = ? AND status != 'running'", [conversation_id]).fetchone()
+    return Spend(float(row[0]), int(row[1]))
