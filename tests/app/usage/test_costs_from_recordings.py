@@ -43,7 +43,8 @@ class Case:
 
 
 CASES = {
-    "openai-chat": Case("openai/chat-text-usage-gpt-4o.sse", "openai", "/v1/chat/completions", "openai", "gpt-4o", "chat"),
+    "openai-chat": Case("openai/chat-text-usage-gpt-4o.sse", "openai", "/v1/chat/completions", "openai", "gpt-4o",
+                        "chat"),
     "openai-reasoning": Case("openai/responses-reasoning-summary-text-gpt-5.sse", "openai-responses",
                              "/v1/responses", "openai", "gpt-5", "responses"),
     "anthropic-cache": Case("anthropic/messages-text-claude-sonnet-4.sse", "anthropic", "/v1/messages",
