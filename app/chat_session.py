@@ -53,6 +53,7 @@ from app.storage.exchange import import_conversation, read_export
 from app.storage.run_recorder import RunRecorder
 from app.storage.search import HistorySearch
 from app.tool_setup import tool_registry
+from app.usage.window import UsageWiring
 from app.window_approver import WindowApprover
 from orchestration.messages import Message, UserMessage
 from orchestration.providers.config import ProviderConfig
@@ -194,6 +195,7 @@ class ChatSession(QObject):
         self.refresh_conversations()
         self.start_mcp()
         self._apply_appearance(self.settings)
+        self.usage = UsageWiring(self)  # spend in the status bar, budget, answers' costs (app/usage/window.py)
 
     # --- providers ----------------------------------------------------------------------------------
     def refresh_providers(self) -> None:
@@ -338,6 +340,7 @@ class ChatSession(QObject):
             self.window.show_error_in_chat(f"{problem} The new preferences apply to this session only.")
         self.refresh_providers()
         self._apply_appearance(settings)
+        self.usage.refresh()  # the budget may have changed
         if mcp_changed:
             self._mcp_reconnect = asyncio.ensure_future(self.reconnect_mcp(settings.mcp_servers))
 
@@ -415,6 +418,9 @@ class ChatSession(QObject):
     def _start_run(self, text: str) -> None:
         service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory)
         plan = service.plan(text, self.chat_settings())
+        if not self.usage.confirm_spend(plan.pricer):  # over the monthly budget and the user said no
+            self.window.composer.restore_text(text)
+            return
         self.window.inspector.set_secrets(plan.secrets)
         prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history)
         if self.history is None:  # without a database the conversation lives in memory only
@@ -491,7 +497,7 @@ class ChatSession(QObject):
 
         self.window.show_welcome(False)
         self.window.forget_live_answer()
-        self.window.chat_view.set_messages(chat_messages(records, visibility_of))
+        self.window.chat_view.set_messages(chat_messages(records, visibility_of, self.usage.footers(conversation_id)))
         self._show_stored_warnings(conversation_id)
         self.window.menus.set_conversation_open(True)
         self.refresh_runs()

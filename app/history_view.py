@@ -7,7 +7,7 @@ joined, and each tool call's offset is moved by the length of the text before it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from app.storage.records import MessageRecord
 from orchestration.tool_outcome import duplicate_of
@@ -17,8 +17,10 @@ STATUS_RANK = {"complete": 0, "interrupted": 1, "error": 2, "streaming": 1}
 
 
 def chat_messages(records: Iterable[MessageRecord],
-                  visibility_of: Callable[[str], str] = lambda name: "primary") -> list[ChatMessage]:
-    """``visibility_of`` gives a tool's visibility by name (hidden tools get no chip, as while streaming)."""
+                  visibility_of: Callable[[str], str] = lambda name: "primary",
+                  footers: Mapping[str, tuple[str, str]] | None = None) -> list[ChatMessage]:
+    """``visibility_of`` gives a tool's visibility by name (hidden tools get no chip, as while streaming);
+    ``footers`` an answer's footer and its tooltip by run id (app/usage/window.py)."""
     shown: list[ChatMessage] = []
     joining = False
     for record in records:
@@ -32,6 +34,8 @@ def chat_messages(records: Iterable[MessageRecord],
             shown.append(ChatMessage("assistant", ""))
             joining = True
         answer = shown[-1]
+        if footers and record.run_id in footers:
+            answer.footer, answer.footer_detail = footers[record.run_id]
         base = len(answer.text)
         if answer.text and record.content and not answer.text.endswith("\n"):
             answer.text += "\n\n"

@@ -17,6 +17,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QDockWidget,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -31,10 +32,13 @@ from PySide6.QtWidgets import (
 
 from orchestration.run_trace import ModelCallTrace, RunSummary, RunTrace, ToolCallTrace, count_text
 from tools.mcp.connection import ServerStatus
+from widgets.cost_text import money
 from widgets.safe_text import plain_label, plain_tooltip
 
 FRAME_MS = 16
-TIMELINE_COLUMNS = 4  # step, status, time, details
+TIMELINE_COLUMNS = 5  # step, status, time, details, cost
+DETAILS_COLUMN = 3
+COST_COLUMN = 4  # a model call's cost (usage event's cost_usd); last, so adding it moved no other column
 TIME_COLUMN_MAX_WIDTH = 420  # the time column fits its text up to this; longer text is elided, whole in the tooltip
 ROLE_PAYLOAD = Qt.ItemDataRole.UserRole
 
@@ -71,7 +75,12 @@ class Inspector(QDockWidget):
         self.runs.currentItemChanged.connect(self._run_chosen)
         self.timeline = QTreeWidget()
         self.timeline.setAccessibleName("Run timeline")
-        self.timeline.setHeaderLabels(["Step", "Status", "Time", "Details"])
+        self.timeline.setHeaderLabels(["Step", "Status", "Time", "Details", "Cost"])
+        header = self.timeline.header()
+        header.setStretchLastSection(False)  # details take the room left; the cost fits its text
+        header.setSectionResizeMode(DETAILS_COLUMN, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(COST_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
+        self.timeline.headerItem().setTextAlignment(COST_COLUMN, Qt.AlignmentFlag.AlignRight)
         self.timeline.currentItemChanged.connect(self._item_chosen)
         self.timeline.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.detail = QPlainTextEdit()
@@ -232,7 +241,10 @@ class Inspector(QDockWidget):
                       f"{_ms(call.duration_ms)} · {count_text(finished.get('input_tokens'))}/"
                       f"{count_text(finished.get('output_tokens'))}"
                       " tokens")
-            item = QTreeWidgetItem([f"Model call {number}", status, timing, details])
+            # events stored before contract 1.4 carry no cost: left blank rather than called unknown
+            cost = money(finished["cost_usd"]) if "cost_usd" in finished else ""
+            item = QTreeWidgetItem([f"Model call {number}", status, timing, details, cost])
+            item.setTextAlignment(COST_COLUMN, Qt.AlignmentFlag.AlignRight)
             item.setData(0, ROLE_PAYLOAD, ("call", number - 1))
             self.timeline.addTopLevelItem(item)
             for tool_number, tool in enumerate(call.tools):

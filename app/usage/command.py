@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
-from dataclasses import fields
 from datetime import date, timedelta
 
 from app.cli_common import EXIT_OK
 from app.cli_context import open_history, settings_from_args
 from app.storage.errors import storage_errors
 from app.usage.backfill import price_unpriced_runs
-from app.usage.format import money
 from app.usage.prices import PRICE_SOURCE, pricers_from_settings
-from app.usage.report import UsageRow, spend_since, usage_rows
+from app.usage.report import UsageRow, rows_csv, spend_since, usage_rows
+from widgets.cost_text import money
 
 DEFAULT_DAYS = 30  # --since defaults to this many days back, today included
 
@@ -56,11 +54,7 @@ def run_usage(args: argparse.Namespace) -> int:
                           "month": {"cost_usd": month.cost_usd, "unpriced": month.unpriced,
                                     "budget_usd": budget}}, indent=2))
     elif args.csv:
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        names = [f.name for f in fields(UsageRow)]
-        writer.writerow([args.by if n == "key" else n for n in names])
-        for row in rows:
-            writer.writerow([getattr(row, n) if n != "cost_usd" else f"{row.cost_usd:.6f}" for n in names])
+        sys.stdout.write(rows_csv(rows, args.by))
     else:
         _print_table(rows, total, args.by)
         line = f"This month: {money(month.cost_usd)}"

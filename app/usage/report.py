@@ -7,7 +7,9 @@ when it is not. Days and months are the machine's local calendar.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import csv
+import io
+from dataclasses import asdict, dataclass, fields
 from datetime import date, datetime, time, timedelta
 from typing import Literal
 
@@ -91,3 +93,44 @@ def conversation_cost(history: History, conversation_id: int) -> Spend:
     row = history.db.execute("SELECT coalesce(sum(cost_usd), 0), coalesce(sum(cost_usd IS NULL), 0) FROM runs "
                              "WHERE conversation_id = ? AND status != 'running'", [conversation_id]).fetchone()
     return Spend(float(row[0]), int(row[1]))
+
+
+@dataclass(frozen=True)
+class ProviderModelRow:
+    provider: str
+    model: str
+    runs: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    unpriced: int
+
+
+def by_provider_and_model(history: History, since: date) -> list[ProviderModelRow]:
+    """Spend per provider and model since ``since``, highest first."""
+    rows = history.db.execute(
+        "SELECT coalesce(provider, '(unknown)') AS p, coalesce(model, '(unknown)') AS m, count(*), "
+        "coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0) AS cost, "
+        "sum(cost_usd IS NULL) FROM runs WHERE started_at >= ? AND status != 'running' GROUP BY p, m "
+        "ORDER BY cost DESC, p, m", [start_of_day(since)]).fetchall()
+    return [ProviderModelRow(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]), float(r[5]), int(r[6]))
+            for r in rows]
+
+
+def run_usage(history: History, conversation_id: int) -> list[tuple[str, int | None, int | None, int | None,
+                                                                    int | None, float | None]]:
+    """Each finished run of a conversation: id, input, output, cached and reasoning tokens, and cost."""
+    return [(str(r[0]), r[1], r[2], r[3], r[4], r[5]) for r in history.db.execute(
+        "SELECT id, input_tokens, output_tokens, cached_tokens, reasoning_tokens, cost_usd FROM runs "
+        "WHERE conversation_id = ? AND status != 'running'", [conversation_id]).fetchall()]
+
+
+def rows_csv(rows: list[UsageRow], key_name: str) -> str:
+    """The rows as CSV with a header; the key column is named ``key_name`` (day, model or provider)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    names = [f.name for f in fields(UsageRow)]
+    writer.writerow([key_name if n == "key" else n for n in names])
+    for row in rows:
+        writer.writerow([f"{row.cost_usd:.6f}" if n == "cost_usd" else getattr(row, n) for n in names])
+    return out.getvalue()
