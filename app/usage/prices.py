@@ -2,9 +2,10 @@
 
 Prices come from the ``genai-prices`` package (pydantic/genai-prices), whose price table is bundled in the
 wheel: Parley never calls its updater (``UpdatePrices``), so pricing makes no network request; a newer table
-arrives with a newer package. A local provider (a local preset, or any provider whose base URL is on this
-machine) costs 0. A model the table does not know, on a provider it does not know (NVIDIA, a custom server),
-has an unknown price: ``None``, never 0. A per-model price in the settings (``usage.prices``) wins over the table.
+arrives with a newer package. A local provider (a local preset, or a custom server whose base URL is on this
+machine) costs 0; a hosted preset pointed at this machine (a proxy) is still priced as the hosted service. A
+model the table does not know, on a provider it does not know (NVIDIA, a remote custom server), has an unknown
+price: ``None``, never 0. A per-model price in the settings (``usage.prices``) wins over the table.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ class Pricer:
                  overrides: dict[str, ModelPrice] | None = None) -> None:
         self.preset = preset
         self.base_url = base_url
-        self.local = local or is_local_url(base_url)
+        # a hosted preset pointed at this machine is a proxy to a paid service; only a custom server is free
+        self.local = local or (preset in (None, "custom") and is_local_url(base_url))
         self.overrides = overrides or {}
 
     @classmethod
@@ -81,16 +83,18 @@ PricerLookup = Callable[[str], Pricer]
 
 
 def pricers_from_settings(providers: Sequence[ProviderSettings], overrides: dict[str, ModelPrice]) -> PricerLookup:
-    """Pricers by provider id: a provider in the settings by its preset and base URL; any other id (one-off
-    providers are named after their preset) by the preset of that name, else unknown."""
+    """Pricers by the provider name stored on a run: runs store the provider's display name, which is its
+    preset's title ("OpenAI", "Ollama (OpenAI-compatible /v1)"); a provider in the settings is also found by
+    its id. A custom server's runs, all titled alike, are unknown unless a price override names the model."""
     entries = {p.id: p for p in providers}
+    titles = {p.title: p for p in PRESETS.values() if p.name != "custom"}
 
     def lookup(provider_id: str) -> Pricer:
         entry = entries.get(provider_id)
         if entry is not None:
             preset = PRESETS.get(entry.preset)
             return Pricer(entry.preset, entry.base_url, local=bool(preset and preset.local), overrides=overrides)
-        preset = PRESETS.get(provider_id)
+        preset = PRESETS.get(provider_id) or titles.get(provider_id)
         if preset is not None:
             return Pricer(preset.name, preset.base_url, local=preset.local, overrides=overrides)
         return Pricer(None, overrides=overrides)

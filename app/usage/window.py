@@ -143,8 +143,10 @@ class UsageWiring(QObject):
             self.dialog = UsageDialog(self.session.window)
             self.dialog.export_requested.connect(self.export_csv)
         self.fill_dialog(self.dialog)
-        self.dialog.show()
-        self.dialog.raise_()
+        if self.dialog.isVisible():
+            self.dialog.raise_()
+        else:
+            self.dialog.show()
         return self.dialog
 
     def fill_dialog(self, dialog: UsageDialog, today: date | None = None) -> None:

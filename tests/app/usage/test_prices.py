@@ -52,6 +52,10 @@ def test_local_servers_cost_zero(url: str) -> None:
     assert Pricer("ollama", "http://192.168.1.9:11434/v1", local=True)("llama3.1", USAGE) == 0.0
 
 
+def test_a_hosted_preset_on_this_machine_is_a_proxy_and_still_costs() -> None:
+    assert Pricer("openai", "http://127.0.0.1:4000/v1")("gpt-4o", USAGE) == library("gpt-4o", "openai")
+
+
 def test_a_lan_or_named_host_is_not_local() -> None:
     assert not is_local_url("http://192.168.1.9:11434/v1")
     assert not is_local_url("https://localhost.example.com/v1")

@@ -80,13 +80,14 @@ def make_release_2_database(path: Path, started: int) -> None:
     db = Database(sqlite3.connect(path))
     apply_migrations(db, MIGRATIONS[:2])
     db.execute("INSERT INTO conversations (id, title, created_at, updated_at) VALUES (1, 'old', 0, 0)")
-    runs = [  # id, provider, model, status, input, output, cached
-        ("r-openai", "openai", "gpt-4o", "complete", 3000, 300, 1000),
-        ("r-totals", "anthropic", "claude-sonnet-4-5", "complete", 5000, 500, 0),  # no usage events stored
-        ("r-local", "ollama", "llama3.1", "complete", 800, 80, 0),
-        ("r-unknown", "openai", "not-a-real-model", "complete", 10, 10, 0),
-        ("r-nousage", "openai", "gpt-4o", "error", None, None, None),
-        ("r-running", "openai", "gpt-4o", "running", 1, 1, 0),
+    runs = [  # id, provider (runs store the provider's display name, its preset's title), model, status, tokens
+        ("r-openai", "OpenAI", "gpt-4o", "complete", 3000, 300, 1000),
+        ("r-totals", "Anthropic", "claude-sonnet-4-5", "complete", 5000, 500, 0),  # no usage events stored
+        ("r-local", "Ollama (OpenAI-compatible /v1)", "llama3.1", "complete", 800, 80, 0),
+        ("r-unknown", "OpenAI", "not-a-real-model", "complete", 10, 10, 0),
+        ("r-nousage", "OpenAI", "gpt-4o", "error", None, None, None),
+        ("r-running", "OpenAI", "gpt-4o", "running", 1, 1, 0),
+        ("r-custom", "Custom OpenAI-compatible server", "gpt-4o", "complete", 10, 10, 0),
     ]
     for rid, provider, model, status, inp, out, cached in runs:
         db.execute("INSERT INTO runs (id, conversation_id, provider, model, status, started_at, input_tokens, "
@@ -107,25 +108,25 @@ def test_an_older_database_is_migrated_and_its_runs_priced_from_stored_tokens(tm
     make_release_2_database(path, started)
     at = datetime.fromtimestamp(started / 1000, tz=UTC)
     with History.open(path) as history:  # migration 3 runs here
-        assert history.db.execute("SELECT count(*) FROM runs WHERE priced_at IS NULL").fetchone() == (6,)
+        assert history.db.execute("SELECT count(*) FROM runs WHERE priced_at IS NULL").fetchone() == (7,)
         # the run left 'running' by a process that is gone was recovered as interrupted on opening
         assert history.db.execute("SELECT status FROM runs WHERE id = 'r-running'").fetchone() == ("interrupted",)
-        assert price_unpriced_runs(history, pricers_from_settings([], {})) == 6
+        assert price_unpriced_runs(history, pricers_from_settings([], {})) == 7
         cost = dict(history.db.execute("SELECT id, cost_usd FROM runs").fetchall())
         assert cost["r-openai"] == pytest.approx(library("gpt-4o", "openai", 1000, 100, at=at)
                                                  + library("gpt-4o", "openai", 2000, 200, 1000, at=at))
         assert cost["r-totals"] == pytest.approx(library("claude-sonnet-4-5", "anthropic", 5000, 500, at=at))
         assert cost["r-local"] == 0.0
-        assert cost["r-unknown"] is None and cost["r-nousage"] is None
+        assert cost["r-unknown"] is None and cost["r-nousage"] is None and cost["r-custom"] is None
         assert cost["r-running"] == pytest.approx(library("gpt-4o", "openai", 1, 1, at=at))
         assert price_unpriced_runs(history, pricers_from_settings([], {})) == 0  # each run priced once
         by_model = {r.key: r for r in usage_rows(history, since=date.today(), by="model")}
         assert by_model["gpt-4o"].cost_usd == pytest.approx(cost["r-openai"] + cost["r-running"])
-        assert by_model["gpt-4o"].unpriced == 1  # the run that reported no usage
+        assert by_model["gpt-4o"].unpriced == 2  # the run that reported no usage, the custom server's
         assert by_model["not-a-real-model"].unpriced == 1
         month = spend_since(history, date.today().replace(day=1))
         assert month.cost_usd == pytest.approx(cost["r-openai"] + cost["r-totals"] + cost["r-running"])
-        assert month.unpriced == 2
+        assert month.unpriced == 3
         days = last_days(history, 30)
         assert len(days) == 30 and days[-1].key == date.today().isoformat() and days[0].runs == 0
         assert days[-1].cost_usd == pytest.approx(month.cost_usd)
@@ -136,7 +137,7 @@ def test_an_override_in_the_settings_prices_a_model_the_table_lacks(tmp_path: Pa
     make_release_2_database(path, start_of_day(date.today()))
     with History.open(path) as history:
         price_unpriced_runs(history, pricers_from_settings(
-            [ProviderSettings(id="openai", preset="openai", base_url=OPENAI)],
+            [ProviderSettings(id="work", preset="openai", base_url=OPENAI)],
             {"not-a-real-model": ModelPrice(input=1000, output=2000)}))
         (cost,) = history.db.execute("SELECT cost_usd FROM runs WHERE id = 'r-unknown'").fetchone()
         assert cost == pytest.approx(10 * 1000 / 1e6 + 10 * 2000 / 1e6)
@@ -157,10 +158,10 @@ def test_parley_usage_table_json_and_csv(tmp_path: Path, capsys, monkeypatch) ->
     data = json.loads(as_json.out)
     assert data["by"] == "provider" and data["month"]["budget_usd"] == 10.0
     providers = {r["key"]: r for r in data["rows"]}
-    assert providers["ollama"]["cost_usd"] == 0.0 and providers["openai"]["unpriced"] == 2
+    assert providers["Ollama (OpenAI-compatible /v1)"]["cost_usd"] == 0.0 and providers["OpenAI"]["unpriced"] == 2
     as_csv = run_cli(capsys, monkeypatch, "--data-dir", str(home), "usage", "--csv", "--since",
                      date.today().isoformat())
     rows = list(csv.DictReader(io.StringIO(as_csv.out)))
-    assert [r["day"] for r in rows] == [date.today().isoformat()] and rows[0]["runs"] == "6"
+    assert [r["day"] for r in rows] == [date.today().isoformat()] and rows[0]["runs"] == "7"
     bad = run_cli(capsys, monkeypatch, "--data-dir", str(home), "usage", "--since", "yesterday")
     assert bad.code == 2 and "YYYY-MM-DD" in bad.err
