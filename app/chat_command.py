@@ -27,6 +27,7 @@ from app.run_service import PreparedRun, RunService, RunSetupError, Subscriber, 
 from app.settings import Settings, save_settings
 from app.storage import History
 from app.tool_setup import mcp_manager, start_mcp
+from app.usage.cli_budget import check_budget
 from orchestration.loop import RunResult
 from orchestration.providers import UnsupportedKindError
 from orchestration.tool_turn import Approver
@@ -106,6 +107,7 @@ def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, service:
         plan = service.plan(prompt, chat)
     except (RunSetupError, UnsupportedKindError) as problem:
         raise cli_problem(problem, service.secrets) from None
+    check_budget(args, service.settings, plan.pricer)  # over the monthly budget: asks, or refuses (exit 1)
     history: History | None = None
     try:
         history = None if args.no_save and args.conversation is None else open_history(args)

@@ -81,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--system", help="a system prompt")
     chat.add_argument("--tools", default="all", metavar="NAMES|all|none",
                       help="comma-separated tool names, all (default) or none")
+    chat.add_argument("--over-budget", action="store_true",
+                      help="send even when this month's spend has reached usage.monthly_budget_usd")
     chat.add_argument("--approve", choices=["all", "none"], default=None,
                       help="tools that need approval (file tools, policy ask): run all or none of them without "
                            "asking; default: ask on a terminal, otherwise none")
