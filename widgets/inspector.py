@@ -38,7 +38,7 @@ from widgets.safe_text import plain_label, plain_tooltip
 FRAME_MS = 16
 TIMELINE_COLUMNS = 5  # step, status, time, details, cost
 DETAILS_COLUMN = 3
-COST_COLUMN = 4  # a model call's cost (usage event's cost_usd); last, so adding it moved no other column
+COST_COLUMN = 4  # a model call's cost (usage event's cost_usd): last in the model, shown third (moveSection)
 TIME_COLUMN_MAX_WIDTH = 420  # the time column fits its text up to this; longer text is elided, whole in the tooltip
 ROLE_PAYLOAD = Qt.ItemDataRole.UserRole
 
@@ -80,6 +80,7 @@ class Inspector(QDockWidget):
         header.setStretchLastSection(False)  # details take the room left; the cost fits its text
         header.setSectionResizeMode(DETAILS_COLUMN, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(COST_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
+        header.moveSection(COST_COLUMN, 2)  # shown after the status, where a narrow drawer still has room for it
         self.timeline.headerItem().setTextAlignment(COST_COLUMN, Qt.AlignmentFlag.AlignRight)
         self.timeline.currentItemChanged.connect(self._item_chosen)
         self.timeline.setTextElideMode(Qt.TextElideMode.ElideRight)

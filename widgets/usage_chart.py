@@ -7,18 +7,42 @@ its numbers; days whose runs had no known price are marked with a dot above thei
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPainterPath, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QToolTip, QWidget
 
-from widgets.cost_text import money, tokens
+from widgets.cost_text import money
 
 MARGIN_LEFT = 64  # room for the spend axis labels
 MARGIN_RIGHT = 56  # room for the token axis labels
 MARGIN_TOP = 16
 MARGIN_BOTTOM = 28  # room for the date labels
+
+
+def nice_scale(value: float, lines: int = 5) -> tuple[float, int]:
+    """An axis for values up to ``value``: a step of 1, 2 or 5 times a power of ten and the number of steps
+    (about ``lines``) whose top is at least ``value``."""
+    if value <= 0:
+        return 1.0, 1
+    rough = value / lines
+    power = 10 ** math.floor(math.log10(rough))
+    step = next(s * power for s in (1, 2, 5, 10) if s * power >= rough * (1 - 1e-9))
+    return step, max(1, math.ceil(value / step - 1e-9))
+
+
+def axis_money(value: float, step: float) -> str:
+    """An axis label with as many decimals as the step needs: $0.10, $2.50, $40."""
+    decimals = 0 if step >= 1 else max(2, -math.floor(math.log10(step)))
+    return f"${value:,.{decimals}f}"
+
+
+def axis_tokens(value: float) -> str:
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:g}M"
+    return f"{value / 1000:g}k" if value >= 1000 else f"{value:g}"
 
 
 @dataclass(frozen=True)
@@ -75,18 +99,19 @@ class UsageChart(QWidget):
             painter.setPen(text)
             painter.drawText(plot, Qt.AlignmentFlag.AlignCenter, "No runs yet.")
             return
-        top_cost = max((d.cost_usd for d in self._days), default=0.0) or 1.0
-        top_tokens = max((d.tokens for d in self._days), default=0) or 1
-        # grid and axes: four steps
-        for i in range(5):
-            y = plot.bottom() - plot.height() * i / 4
+        cost_step, steps = nice_scale(max((d.cost_usd for d in self._days), default=0.0))
+        top_cost = cost_step * steps
+        token_step = nice_scale(max((d.tokens for d in self._days), default=0), steps)[0]
+        top_tokens = token_step * steps  # the same grid lines for both axes
+        for i in range(steps + 1):
+            y = plot.bottom() - plot.height() * i / steps
             painter.setPen(QPen(faint, 1))
             painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
             painter.setPen(text)
             painter.drawText(QRectF(0, y - 8, MARGIN_LEFT - 6, 16), Qt.AlignmentFlag.AlignRight
-                             | Qt.AlignmentFlag.AlignVCenter, money(top_cost * i / 4))
+                             | Qt.AlignmentFlag.AlignVCenter, axis_money(cost_step * i, cost_step))
             painter.drawText(QRectF(plot.right() + 6, y - 8, MARGIN_RIGHT - 6, 16), Qt.AlignmentFlag.AlignLeft
-                             | Qt.AlignmentFlag.AlignVCenter, tokens(round(top_tokens * i / 4)))
+                             | Qt.AlignmentFlag.AlignVCenter, axis_tokens(top_tokens * i / steps))
         slot = self._slot(plot)
         width = max(1.0, slot * 0.7)
         path = QPainterPath()
@@ -103,7 +128,7 @@ class UsageChart(QWidget):
                 path.moveTo(point)
             else:
                 path.lineTo(point)
-            if index % 7 == 0 or index == len(self._days) - 1:
+            if (len(self._days) - 1 - index) % 7 == 0:  # every seventh day, counted back from today
                 painter.setPen(text)
                 painter.drawText(QRectF(plot.left() + slot * index - 30 + slot / 2, plot.bottom() + 4, 60, 20),
                                  Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, day.day[5:])
