@@ -26,11 +26,11 @@ from app.conversation_files import (
     suggested_path,
     write_export,
 )
+from app.conversation_views import ConversationViews
 from app.errors import EnvironmentProblem
-from app.history_view import chat_messages
+from app.live_runs import LiveRun, LiveRuns
 from app.provider_check import draft_config, model_names, trial_reply
 from app.provider_setup import provider_config
-from app.run_controller import RunController
 from app.run_service import (
     ChatSettings,
     MissingKeyError,
@@ -50,7 +50,6 @@ from app.settings.model import MAX_FONT_SIZE, MAX_SEARCH_RESULTS, MIN_FONT_SIZE,
 from app.settings.store import save_settings
 from app.storage import History, StorageError
 from app.storage.exchange import import_conversation, read_export
-from app.storage.run_recorder import RunRecorder
 from app.storage.search import HistorySearch
 from app.tool_setup import tool_registry
 from app.usage.window import UsageWiring
@@ -64,6 +63,7 @@ from tools.mcp import McpManager, McpServerSettings, ServerStatus, exposed_name,
 from tools.mcp import summary as mcp_summary
 from widgets.add_provider_dialog import AddProviderDialog, NewProvider
 from widgets.composer import effort_for_request
+from widgets.conversation_display import leave_empty
 from widgets.conversation_list import ConversationItem, SearchHit
 from widgets.main_window import MainWindow
 from widgets.preferences_dialog import PreferencesDialog
@@ -149,11 +149,9 @@ class ChatSession(QObject):
         self.preferences_factory = preferences_factory
         self.theme = theme
         self.preferences: PreferencesDialog | None = None
-        self.controller = RunController(self)
-        self.approver = WindowApprover(window.approval, lambda: self.settings, self.always_allow)
+        self.controller = LiveRuns(self)  # one run per conversation; runs of different ones may overlap
+        self.views = ConversationViews(window, self.controller)
         self.conversation_id: int | None = None
-        self._recorder: RunRecorder | None = None
-        self._pending_text: str | None = None
         self._discovery: asyncio.Task[Any] | None = None
         self._discover_enabled = discover
         self._memory_history: list[Message] = []
@@ -164,7 +162,7 @@ class ChatSession(QObject):
 
         w = window
         w.composer.send_requested.connect(self.send)
-        w.composer.stop_requested.connect(self.controller.stop)
+        w.composer.stop_requested.connect(lambda: self.controller.stop_conversation(self.conversation_id))
         w.conversations.conversation_selected.connect(self.open_conversation)
         w.conversations.new_chat_requested.connect(self.new_chat)
         w.conversations.search_changed.connect(self.search)
@@ -173,8 +171,7 @@ class ChatSession(QObject):
         w.conversations.pin_requested.connect(self.pin)
         w.welcome.add_provider_requested.connect(self.add_provider)
         w.preferences_requested.connect(self.open_preferences)
-        self.controller.event_emitted.connect(w.handle_event)
-        self.controller.run_finished.connect(self._run_finished)
+        self.controller.run_ended.connect(self._run_finished)
         self.controller.crashed.connect(self._run_crashed)
         self.choose_export_path: ExportPathChooser = choose_export_path
         w.inspector.run_selected.connect(self.show_run)
@@ -189,6 +186,7 @@ class ChatSession(QObject):
         w.menus.theme_requested.connect(self.set_theme)
         w.menus.version = parley_version()
         w.menus.set_theme(settings.ui.theme)
+        self.views.show_new()  # the window opens on a new chat, with its hint
         if storage_problem:
             w.show_error_in_chat(storage_problem)
         self.refresh_providers()
@@ -394,7 +392,7 @@ class ChatSession(QObject):
 
     # --- sending ------------------------------------------------------------------------------------
     def send(self, text: str) -> None:
-        if self.controller.running:
+        if self.controller.is_running(self.conversation_id):  # one run per conversation (Send is Stop then)
             self.window.composer.restore_text(text)
             return
         try:
@@ -425,34 +423,53 @@ class ChatSession(QObject):
         prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history)
         if self.history is None:  # without a database the conversation lives in memory only
             self._memory_history.append(UserMessage(content=text))
-        self.conversation_id = prepared.conversation_id
-        self._recorder = prepared.recorder
-        self._pending_text = text
+        self.conversation_id = conversation_id = prepared.conversation_id
+        self.views.saved_as(conversation_id)
+        state = self.views.state(conversation_id)
+        state.secrets = list(plan.secrets)
+        state.expect_reasoning = self.window.composer.reasoning_effort() != "off"
+        approver = WindowApprover(self.window.approval, lambda: self.settings, self.always_allow,
+                                  is_shown=lambda: self.conversation_id == conversation_id,
+                                  on_pending=lambda call_ids: self.views.pending(conversation_id, call_ids))
         self.window.show_welcome(False)
+        leave_empty(self.window)
         self.window.chat_view.add_user_message(text)
-        self.window.reasoning_pane.expect_reasoning(self.window.composer.reasoning_effort() != "off")
-        self.controller.start_prepared(prepared, self.approver)
+        self.window.reasoning_pane.expect_reasoning(state.expect_reasoning)
+        self.controller.start(prepared, text, approver)
+        self.views.starting(conversation_id)
         self.window.set_status(model=f"{plan.target.config.id} · {plan.target.model}")
         self.refresh_conversations()
 
-    def _run_finished(self, result: Any) -> None:
+    def _run_finished(self, live: LiveRun, result: Any) -> None:
         if self.history is None:
             self._memory_history.extend(result.new_messages)
-        recorder = self._recorder
+        shown = live.conversation_id == self.conversation_id
+        self.views.ended(live)
+        recorder = live.recorder
         if recorder is not None and recorder.save_error is not None:
-            self.window.show_error_in_chat(f"The answer could not be saved: {recorder.save_error}")
-        if result.finish_reason == "error" and not result.answer and self._pending_text and recorder is None:
-            self.window.composer.restore_text(self._pending_text)
-        self._pending_text = None
+            self._report(shown, f"The answer could not be saved: {recorder.save_error}")
+        if result.finish_reason == "error" and not result.answer and recorder is None and shown:
+            self.window.composer.restore_text(live.text)
         self.refresh_conversations()
-        self.refresh_runs()
-        self.window.composer.focus_input()
+        if shown:
+            self.refresh_runs()
+            self.window.composer.focus_input()
 
-    def _run_crashed(self, trace: str) -> None:
+    def _run_crashed(self, live: LiveRun, trace: str) -> None:
         last = trace.strip().splitlines()[-1] if trace.strip() else "unknown error"
-        self.window.show_error_in_chat(f"Internal error in Parley (this is a bug): {last}. The details are in the "
-                                       "log; your message was saved.")
-        self.window.composer.set_running(False)
+        shown = live.conversation_id == self.conversation_id
+        self.views.ended(live)
+        self._report(shown, f"Internal error in Parley (this is a bug): {last}. The details are in the log; your "
+                            "message was saved.")
+        if shown:
+            self.window.composer.set_running(False)
+
+    def _report(self, in_chat: bool, message: str) -> None:
+        """A problem of a run: in the chat when its conversation is on screen, else in the status bar."""
+        if in_chat:
+            self.window.show_error_in_chat(message)
+        else:
+            self.window.statusBar().showMessage(message, 10000)
 
     # --- conversations ------------------------------------------------------------------------------
     def refresh_conversations(self) -> None:
@@ -465,23 +482,23 @@ class ChatSession(QObject):
             self.window.show_error_in_chat(str(problem))
             return
         self.window.conversations.set_conversations(
-            [ConversationItem(s.id, s.title, s.updated_at, s.pinned) for s in summaries],
+            [ConversationItem(s.id, s.title, s.updated_at, s.pinned, self.controller.is_running(s.id))
+             for s in summaries],
             selected=self.conversation_id)
 
     def new_chat(self) -> None:
-        if self.controller.running:
+        if self.history is None and self.controller.running:  # without a database there is one conversation
             return
         self.conversation_id = None
         self.window.forget_live_answer()
+        self.views.show_new()
         self.refresh_runs()
-        self.window.chat_view.set_messages([])
-        self.window.banner.show_stored(None, [])
         self.window.show_welcome(not self.settings.providers)
         self.window.composer.focus_input()
         self.refresh_conversations()
 
     def open_conversation(self, conversation_id: int) -> None:
-        if self.history is None or self.controller.running:
+        if self.history is None:
             return
         try:
             records = self.history.branch(conversation_id)
@@ -497,22 +514,14 @@ class ChatSession(QObject):
 
         self.window.show_welcome(False)
         self.window.forget_live_answer()
-        self.window.chat_view.set_messages(chat_messages(records, visibility_of, self.usage.footers(conversation_id)))
-        self._show_stored_warnings(conversation_id)
+        try:
+            self.views.show(self.history, conversation_id, records, visibility_of,
+                            footers=self.usage.footers(conversation_id))
+        except StorageError as problem:
+            self.window.show_error_in_chat(str(problem))
         self.window.menus.set_conversation_open(True)
         self.refresh_runs()
         self.window.composer.focus_input()
-
-    def _show_stored_warnings(self, conversation_id: int) -> None:
-        """The banner shows the warnings of the conversation's last run again, until the user closes it."""
-        assert self.history is not None
-        try:
-            runs = self.history.runs(conversation_id)
-            warnings = self.history.run_warnings(runs[-1].id) if runs else []
-        except StorageError as problem:
-            self.window.show_error_in_chat(str(problem))
-            return
-        self.window.banner.show_stored(runs[-1].id if runs else None, warnings)
 
     def search(self, text: str) -> None:
         if self.history is None:
@@ -538,7 +547,7 @@ class ChatSession(QObject):
         self._change(lambda h: h.rename(conversation_id, title))
 
     def delete(self, conversation_id: int) -> None:
-        if self.controller.running and conversation_id == self.conversation_id:
+        if self.controller.is_running(conversation_id):
             self.window.show_error_in_chat("Stop the running answer before deleting this conversation.")
             return
         self._change(lambda h: h.delete(conversation_id))

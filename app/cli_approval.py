@@ -45,8 +45,10 @@ def _read_in_background(read_line: ReadLine) -> asyncio.Future[str]:
 
 
 def describe_call(request: ApprovalRequest) -> str:
-    arguments = json.dumps(request.arguments, indent=2, ensure_ascii=False, sort_keys=True)
-    return f"{request.name}\n" + "\n".join("    " + line for line in arguments.splitlines())
+    """The call's name, then the tool's own account of it (a write's diff) or else its arguments as JSON."""
+    shown = request.preview if request.preview is not None else json.dumps(request.arguments, indent=2,
+                                                                          ensure_ascii=False, sort_keys=True)
+    return f"{request.name}\n" + "\n".join("    " + line for line in shown.splitlines())
 
 
 class TerminalApprover:

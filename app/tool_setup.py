@@ -62,7 +62,8 @@ def tool_registry(settings: Settings, secret_lookup: Callable[[str], str | None]
 def configured_tools(settings: Settings, secret_lookup: Callable[[str], str | None],
                      mcp: McpManager | None = None) -> ToolRegistry:
     """Every tool the settings configure, before their approval policies (denied tools included)."""
-    workspace = WorkspaceSettings(folders=[Path(f) for f in settings.workspace_folders])
+    workspace = WorkspaceSettings(folders=[Path(f) for f in settings.workspace_folders],
+                                  writable=[Path(f) for f in settings.workspace_writable])
     registry = default_registry(search=search_settings(settings),
                                 fetch=FetchSettings(allow_local_addresses=settings.allow_local_addresses),
                                 workspace=workspace, secret_lookup=secret_lookup)

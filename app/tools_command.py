@@ -1,7 +1,7 @@
 """``parley tools list``: every tool the settings configure, with category, visibility, the approval policy a run
 gives it (ask, allow or deny) and whether a run offers it, with the reason when it does not (denied in the
-settings, or a file tool with no workspace folder chosen). The configured MCP servers are connected first (up
-to MCP_CONNECT_TIMEOUT_S) so their tools are listed too."""
+settings, a file tool with no workspace folder chosen, or a write tool with no read-write folder). The
+configured MCP servers are connected first (up to MCP_CONNECT_TIMEOUT_S) so their tools are listed too."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ from app.cli_common import EXIT_OK
 from app.cli_context import secret_store, settings_from_args
 from app.settings import Settings
 from app.tool_setup import configured_tools, connected_mcp
-from tools.files import WorkspaceSettings, described_workspace_tools
+from tools.files import WRITE_TOOLS, WorkspaceSettings, described_workspace_tools
 from tools.registry import Tool
 
 NO_WORKSPACE = "no workspace folder chosen (Preferences > Workspace, or workspace_folders in settings)"
+NO_WRITABLE = "no read-write workspace folder (Preferences > Workspace, or workspace_writable in settings)"
 DENIED = "denied in the settings (tools.approval)"
 
 
@@ -47,10 +48,16 @@ def _row(tool: Tool, settings: Settings, reason: str | None) -> dict[str, Any]:
 
 
 def tool_rows(settings: Settings, tools: list[Tool]) -> list[dict[str, Any]]:
-    """One row per configured tool, then the file tools as off when no workspace folder is chosen."""
+    """One row per configured tool, then the file tools it lacks as off: all of them when no workspace folder is
+    chosen, the write tools when none is read-write."""
     rows = [_row(tool, settings, None) for tool in tools]
-    if not settings.workspace_folders:
-        rows += [_row(tool, settings, NO_WORKSPACE) for tool in described_workspace_tools(WorkspaceSettings())]
+    offered = {tool.name for tool in tools}
+    for tool in described_workspace_tools(WorkspaceSettings()):
+        if tool.name in offered:
+            continue
+        reason = NO_WORKSPACE if not settings.workspace_folders else NO_WRITABLE
+        if tool.name in WRITE_TOOLS or not settings.workspace_folders:
+            rows.append(_row(tool, settings, reason))
     return rows
 
 

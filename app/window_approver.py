@@ -4,11 +4,17 @@ A tool whose policy in settings.tools.approval is ``allow`` (including one the u
 earlier in the same run) runs without asking, ``deny`` is refused; the rest are shown in the chat area's
 ApprovalPanel and the run waits for the user. "Always allow" is reported through ``remember_always`` so the app
 can save it. Stopping the run cancels the wait, and the panel is cleared.
+
+Each run of the window has its own approver and the panel is shared: a run whose conversation is not on screen
+(``is_shown`` false) keeps its question without showing it, and ``show_again`` puts it back on the panel when
+the user returns to that conversation. ``on_pending`` reports the call ids waiting (then ``[]``), so the chat
+can show their chips as waiting for approval.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 
 from app.settings import Settings
@@ -18,11 +24,15 @@ from widgets.approval_panel import ALWAYS, DENY, ApprovalPanel, PendingCall
 
 class WindowApprover:
     def __init__(self, panel: ApprovalPanel, settings: Callable[[], Settings],
-                 remember_always: Callable[[str], None]) -> None:
+                 remember_always: Callable[[str], None], *, is_shown: Callable[[], bool] = lambda: True,
+                 on_pending: Callable[[list[str]], None] = lambda call_ids: None) -> None:
         self.panel = panel
         self.settings = settings
         self.remember_always = remember_always
+        self.is_shown = is_shown
+        self.on_pending = on_pending
         self._waiting: asyncio.Future[dict[str, str]] | None = None
+        self._asking: list[PendingCall] = []
         panel.decided.connect(self._decided)
 
     @property
@@ -42,12 +52,18 @@ class WindowApprover:
         if not asking:
             return decisions
         self._waiting = asyncio.get_running_loop().create_future()
-        self.panel.ask([PendingCall(r.call_id, r.name, r.arguments) for r in asking])
+        self._asking = [PendingCall(r.call_id, r.name, r.arguments, r.preview) for r in asking]
+        self.on_pending([r.call_id for r in asking])
+        if self.is_shown():
+            self.panel.ask(self._asking)
         try:
             chosen = await self._waiting
         finally:
             self._waiting = None
-            self.panel.clear()
+            self._asking = []
+            if self.is_shown():
+                self.panel.clear()
+            self.on_pending([])
         names = {r.call_id: r.name for r in asking}
         for call_id, choice in chosen.items():
             if choice == ALWAYS:
@@ -55,6 +71,16 @@ class WindowApprover:
             decisions[call_id] = "deny" if choice == DENY else "allow"
         return decisions
 
+    def show_again(self) -> None:
+        """The run's conversation is on screen again: its open question goes back on the panel."""
+        if self.waiting and self._asking:
+            self.panel.ask(self._asking)
+
+    def close(self) -> None:
+        """The run ended: this approver no longer listens to the shared panel."""
+        with contextlib.suppress(RuntimeError, TypeError):  # already disconnected, or the panel is gone
+            self.panel.decided.disconnect(self._decided)
+
     def _decided(self, choices: dict[str, str]) -> None:
-        if self._waiting is not None and not self._waiting.done():
+        if self._waiting is not None and not self._waiting.done() and self.is_shown():
             self._waiting.set_result(choices)

@@ -18,7 +18,10 @@ from orchestration.bounded_json import loads_bounded
 
 __all__ = ["Outcome", "describe", "duplicate_of", "normalized_key", "not_run_limit", "not_run_text"]
 
-STATUS_MARK = {"running": "…", "ok": "✓", "error": "✗", "timeout": "⏱", "denied": "⊘"}
+STATUS_MARK = {"running": "…", "ok": "✓", "error": "✗", "timeout": "⏱", "denied": "⊘", "pending": "◌"}
+# Shown for a call that waits for the user's approval, and for one the run ended before it ran (Stop, an error).
+PENDING_LABEL = "waiting for your approval"
+STOPPED_LABEL = "not run (the run ended first)"
 NOT_RUN_MARK = "–"
 _NOT_RUN = re.compile(r"Not run: at most (\d+) tool calls are run per turn\.")
 
@@ -75,6 +78,10 @@ def describe(status: str, result: str, duration_ms: int | None, *, repeated: boo
     limit = not_run_limit(result) if status == "error" else None
     if limit is not None:
         return Outcome(NOT_RUN_MARK, f"not run (limit of {limit} per turn)")
+    if status == "pending":
+        return Outcome(STATUS_MARK["pending"], PENDING_LABEL)
+    if status == "stopped":
+        return Outcome(NOT_RUN_MARK, STOPPED_LABEL)
     mark = STATUS_MARK.get(status, "?")
     if repeated and status != "running":
         return Outcome(mark, "same as call above")

@@ -39,12 +39,14 @@ class ApprovalRequest:
     call_id: str
     name: str
     arguments: dict[str, Any]
+    preview: str | None = None  # what the call would do (a write's diff), from the tool's ``approval_preview``
 
 
 Approver = Callable[[list[ApprovalRequest]], Awaitable[dict[str, Decision]]]
 Emit = Callable[[RunEvent], None]
 
 DENIED_BY_USER = "denied by the user"
+PREVIEW_TIMEOUT_S = 10.0  # a tool's approval preview; past it the question shows the arguments only
 
 
 @dataclass
@@ -158,11 +160,25 @@ class ToolTurn:
                 p.early = (f"Not run: {p.call.name} needs the user's approval and this run cannot ask for it.",
                            "denied")
             return
+        previews = await asyncio.gather(*(self._preview(p) for p in asking))
         decisions = await self.approver(
-            [ApprovalRequest(p.call.id, p.call.name, p.raw_arguments) for p in asking])
+            [ApprovalRequest(p.call.id, p.call.name, p.raw_arguments, preview)
+             for p, preview in zip(asking, previews, strict=True)])
         for p in asking:
             if decisions.get(p.call.id) != "allow":
                 p.early = (DENIED_BY_USER, "denied")
+
+    async def _preview(self, prepared: _Prepared) -> str | None:
+        """The tool's own account of the call for the user, if it gives one (optional: not in ``RunnableTool``)."""
+        preview = getattr(prepared.tool, "approval_preview", None)
+        if preview is None:
+            return None
+        try:
+            return await asyncio.wait_for(preview(prepared.arguments), PREVIEW_TIMEOUT_S)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a preview that fails must not stop the question: the arguments are shown
+            return f"(no preview: {type(exc).__name__}: {exc})"
 
     # --- running ------------------------------------------------------------------------------------
     async def _run_all(self, order: list[_Prepared]) -> None:

@@ -18,6 +18,8 @@ from orchestration.events import ToolCategory, ToolVisibility
 from orchestration.tool_api import RunnableTool, ToolArgumentsError, ToolContext, ToolOutput, ToolSpec
 
 Handler = Callable[[Any, ToolContext], Awaitable[ToolOutput | str]]
+Preview = Callable[[Any], Awaitable[str | None]]
+"""What a call would do, in words the user reads before approving it (the write tools' diff)."""
 
 
 class DuplicateToolError(ValueError):
@@ -65,6 +67,7 @@ class Tool:
     needs_approval: bool = False
     timeout: float | None = None
     max_output_chars: int | None = None
+    preview: Preview | None = None
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("_", "").replace("-", "").isalnum() or len(self.name) > 64:
@@ -85,6 +88,10 @@ class Tool:
 
     async def invoke(self, arguments: Any, context: ToolContext) -> ToolOutput | str:
         return await self.handler(arguments, context)
+
+    async def approval_preview(self, arguments: Any) -> str | None:
+        """The text an approval shows for these (validated) arguments; None: their JSON is shown."""
+        return await self.preview(arguments) if self.preview is not None else None
 
 
 class ToolRegistry:

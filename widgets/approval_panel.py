@@ -1,7 +1,8 @@
 """Asking the user, inside the chat area, whether the tool calls of one model turn may run.
 
 The panel sits above the composer (never a dialog per call). For each pending call it shows the tool's name and
-its arguments as indented JSON in a read-only, scrollable box that can be expanded to its full height, with
+its arguments as indented JSON (or, for a tool that describes its call, such as a file write, that description:
+path, sizes and a diff) in a read-only, scrollable box that can be expanded to its full height, with
 Allow once / Always allow / Deny; Allow all and Deny all decide the rest of the batch at once. When every call
 has a decision the panel emits ``decided`` and hides. It knows nothing about runs or settings: the app turns
 ``decided`` into the loop's approval answer and saves "always" choices (app/window_approver.py).
@@ -39,6 +40,7 @@ class PendingCall:
     call_id: str
     name: str
     arguments: dict[str, Any]
+    preview: str | None = None  # the tool's own account of the call (a write's diff), shown instead of the JSON
 
 
 def pretty_arguments(arguments: dict[str, Any]) -> str:
@@ -56,9 +58,11 @@ class _CallCard(QFrame):
         self.choice: str | None = None
         self.setObjectName("approvalCard")
         self.setAccessibleName(f"Tool call {call.name}")
-        title = QLabel(f"<b>{html.escape(call.name)}</b> wants to run with:")  # MCP servers name their tools
+        asks = "wants to make this change:" if call.preview is not None else "wants to run with:"
+        title = QLabel(f"<b>{html.escape(call.name)}</b> {asks}")  # MCP servers name their tools
         title.setTextFormat(Qt.TextFormat.RichText)
-        self.arguments = QPlainTextEdit(pretty_arguments(call.arguments))
+        shown = call.preview if call.preview is not None else pretty_arguments(call.arguments)
+        self.arguments = QPlainTextEdit(shown)
         self.arguments.setObjectName("approvalArguments")
         self.arguments.setReadOnly(True)
         self.arguments.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)

@@ -10,8 +10,6 @@ Long histories show the most recent ``PAGE_SIZE`` messages and load older pages 
 
 from __future__ import annotations
 
-import html
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,12 +31,13 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from orchestration.tool_outcome import describe, normalized_key
+from orchestration.tool_outcome import normalized_key
 from widgets.code_highlighter import CodeHighlighter, warm_up
 from widgets.cost_text import AnswerUsage
 from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at, colors_of, start_block
 from widgets.markdown_render import StreamingMarkdown, append_markdown
 from widgets.safe_text import SafeDocument, visible_controls
+from widgets.tool_chip_text import write_chip
 
 FRAME_MS = 16
 DOCUMENT_MARGIN_PX = 18
@@ -46,8 +45,6 @@ HEADER_SPACING_PX = 14  # space above each "You" / "Assistant" label
 PAGE_SIZE = 60  # messages rendered per page of history
 TOP_THRESHOLD_PX = 40  # scrolling this close to the top loads the previous page
 BOTTOM_SLACK_PX = 8  # within this of the bottom counts as "at the bottom" for auto-scroll
-CHIP_ARGUMENT_CHARS = 60
-CHIP_RESULT_CHARS = 4_000  # characters of a result shown in an expanded chip
 WARM_UP_DELAY_MS = 50  # syntax lexers are built this long after the view is created, while the app is idle
 
 QUOTE_BAR_PX = 3  # width of the bar drawn left of a quote
@@ -84,18 +81,6 @@ class ChatMessage:
     footer_detail: str = ""  # the footer's tooltip
 
 
-def _short_arguments(arguments: str) -> str:
-    try:
-        value: Any = json.loads(arguments) if arguments.strip() else {}
-    except ValueError:
-        value = None
-    if isinstance(value, dict):
-        text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in value.items())
-    else:
-        text = " ".join(arguments.split())
-    return text if len(text) <= CHIP_ARGUMENT_CHARS else text[: CHIP_ARGUMENT_CHARS - 1] + "…"
-
-
 def _label_format(*, bold: bool = False, italic: bool = False) -> QTextCharFormat:
     label = QTextCharFormat()
     label.setForeground(QColor(LABEL_COLOUR))
@@ -108,21 +93,6 @@ def _label_format(*, bold: bool = False, italic: bool = False) -> QTextCharForma
 def _one_block(text: str) -> str:
     """Line breaks as line separators, so a message stays one block (and one paragraph on screen)."""
     return visible_controls(text.replace("\r\n", "\n")).replace("\n", "\u2028")
-
-
-def chip_html(chip: ToolChip) -> str:
-    outcome = describe(chip.status, chip.result, chip.duration_ms, repeated=chip.repeated)
-    head = (f'<a href="parley-tool:{html.escape(chip.id)}" style="text-decoration:none">'
-            f"{outcome.mark} <b>{html.escape(chip.name)}</b>({html.escape(_short_arguments(chip.arguments))})"
-            f" · {html.escape(outcome.label)}</a>")
-    if not chip.expanded:
-        return head
-    result = chip.result if len(chip.result) <= CHIP_RESULT_CHARS else (
-        chip.result[:CHIP_RESULT_CHARS] + f"\n… ({len(chip.result) - CHIP_RESULT_CHARS} more characters)")
-    lines = ["arguments:", *(chip.arguments.splitlines() or ["(none)"]),
-             "result:", *(result.splitlines() or ["(empty)"])]
-    body = "<br/>".join(html.escape(line) for line in lines)
-    return f'{head}<br/><span style="font-family:monospace">{body}</span>'
 
 
 class ChatView(QTextBrowser):
@@ -229,6 +199,10 @@ class ChatView(QTextBrowser):
         self._rebuild()
         self.scroll_to_bottom()
 
+    def messages(self) -> list[ChatMessage]:
+        """The messages shown (and loaded for scrolling up), oldest first."""
+        return list(self._history)
+
     def last_history_answer(self) -> str:
         """The text of the newest assistant message of the shown history ("" when there is none)."""
         return next((m.text for m in reversed(self._history) if m.role == "assistant"), "")
@@ -323,12 +297,35 @@ class ChatView(QTextBrowser):
 
     def show_tool(self, call_id: str, visibility: str) -> None:
         chip = self._find_chip(call_id)
-        if chip is None or call_id in self._chips:
+        if chip is None:
+            return
+        if call_id in self._chips:
+            if chip.status == "pending":  # approved: it runs now
+                chip.status = "running"
+                self._refresh_chip(*self._chips[call_id])
             return
         chip.visibility = visibility
         if visibility != "hidden":
             self._insert_chip(chip, before=self._next_shown_chip(chip))
             self._keep_bottom()
+
+    def show_pending(self, call_ids: list[str]) -> None:
+        """Calls waiting for the user's approval get their chip now, saying so (``pending_chips`` lists them)."""
+        for call_id in call_ids:
+            chip = self._find_chip(call_id)
+            if chip is None or chip.status not in ("running", "pending") or (
+                    chip.status == "pending" and call_id in self._chips):
+                continue
+            chip.status = "pending"
+            if call_id in self._chips:
+                self._refresh_chip(*self._chips[call_id])
+            else:
+                self._insert_chip(chip, before=self._next_shown_chip(chip))
+        self._keep_bottom()
+
+    def pending_chips(self) -> list[str]:
+        """Ids of the calls whose chip says they wait for approval."""
+        return [chip.id for chip, _anchor in self._chips.values() if chip.status == "pending"]
 
     def _next_shown_chip(self, chip: ToolChip) -> QTextCursor | None:
         """The anchor of a later call's chip already shown (calls answered without running show late)."""
@@ -360,6 +357,12 @@ class ChatView(QTextBrowser):
         self._close_region()
         if self._streaming and self._history:
             message = self._history[-1]
+            answer = next((m for m in reversed(self._history) if m.role == "assistant"), message)
+            for chip in answer.tools:
+                if chip.status == "pending":  # still waiting for approval when the run ended (Stop, an error)
+                    chip.status = "stopped"
+                    if chip.id in self._chips:
+                        self._refresh_chip(*self._chips[chip.id])
             if finish_reason == "cancelled":
                 message.status = "interrupted"
                 self._notice("Stopped: the answer above is partial.")
@@ -483,7 +486,7 @@ class ChatView(QTextBrowser):
             cursor.setPosition(start)
         anchor = QTextCursor(cursor)
         anchor.setKeepPositionOnInsert(True)
-        cursor.insertHtml(chip_html(chip))
+        write_chip(cursor, chip, self.palette().color(QPalette.ColorRole.Link))
         if before is not None:
             before.setKeepPositionOnInsert(True)
         self._chips[chip.id] = (chip, anchor)
@@ -493,7 +496,7 @@ class ChatView(QTextBrowser):
         cursor = QTextCursor(anchor)
         cursor.movePosition(QTextCursor.MoveOperation.StartOfBlock)
         cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
-        cursor.insertHtml(chip_html(chip))
+        write_chip(cursor, chip, self.palette().color(QPalette.ColorRole.Link))
         if stick:
             self.scroll_to_bottom()
 

@@ -274,7 +274,8 @@ class Composer(QWidget):
             self._send.setText("Stop")
             self._send.setIcon(icon("stop", _SEND_ICON_COLOR))
             self._send.setAccessibleName("Stop the run")
-            self._send.setToolTip("Stop the answer (the partial answer is kept)")
+            self._send.setToolTip("Stop this conversation's answer (the partial answer is kept). A conversation "
+                                  "answers one question at a time; other conversations can send meanwhile.")
         else:
             self._send.setText("Send")
             self._send.setIcon(icon("send", _SEND_ICON_COLOR))

@@ -31,6 +31,7 @@ from widgets.search_snippet import snippet_pieces, unmarked
 
 SEARCH_DEBOUNCE_MS = 200
 ID_ROLE = Qt.ItemDataRole.UserRole
+ANSWERING_TEXT = "Answering…"  # a conversation's second line while a run of it is going
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class ConversationItem:
     title: str
     updated_at: int  # epoch ms
     pinned: bool = False
+    answering: bool = False  # a run of it is going (shown instead of the time)
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,7 @@ class ConversationList(QWidget):
         self.list.clear()
         for item in ordered:
             title = visible_controls(item.title) or "Untitled"
-            when = _when(item.updated_at)
+            when = ANSWERING_TEXT if item.answering else _when(item.updated_at)
             row = QListWidgetItem(f"{'Pinned: ' if item.pinned else ''}{title}\n{when}")
             row.setData(ID_ROLE, item.id)
             row.setData(TITLE_ROLE, title)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QHBoxLayout,
@@ -40,6 +40,8 @@ TIMELINE_COLUMNS = 5  # step, status, time, details, cost
 DETAILS_COLUMN = 3
 COST_COLUMN = 4  # a model call's cost (usage event's cost_usd): last in the model, shown third (moveSection)
 TIME_COLUMN_MAX_WIDTH = 420  # the time column fits its text up to this; longer text is elided, whole in the tooltip
+DETAILS_MIN_WIDTH = 160  # the details column keeps at least this much of a narrow drawer; the time column gives way
+TIME_COLUMN_MIN_WIDTH = 80  # the time column gives way down to this
 ROLE_PAYLOAD = Qt.ItemDataRole.UserRole
 
 
@@ -62,6 +64,7 @@ class Inspector(QDockWidget):
         self.setAccessibleName("Run inspector")
         self.trace: RunTrace | None = None
         self._live: RunTrace | None = None
+        self._owns_live = True  # False while the live trace is a conversation state's (set_live)
         self._dirty = False
         self.redraws = 0
         self._frame = QTimer(self)
@@ -84,6 +87,7 @@ class Inspector(QDockWidget):
         self.timeline.headerItem().setTextAlignment(COST_COLUMN, Qt.AlignmentFlag.AlignRight)
         self.timeline.currentItemChanged.connect(self._item_chosen)
         self.timeline.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.timeline.viewport().installEventFilter(self)
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
         self.detail.setAccessibleName("Request, response or tool call as JSON")
@@ -183,6 +187,23 @@ class Inspector(QDockWidget):
         self._redraw()
 
     # --- live ---------------------------------------------------------------------------------------
+    def set_live(self, trace: RunTrace | None) -> None:
+        """The open conversation's latest run (its trace keeps growing while it goes), or None for a conversation
+        without runs: the timeline shows it. Another conversation's run never shows here."""
+        self._live = trace
+        self._owns_live = False  # the conversation's state folds the events into it
+        self.trace = trace
+        if trace is not None:
+            self._select_run_row(trace.run_id)
+        if self.isVisible():
+            self._redraw()
+        else:  # drawn when the drawer opens: switching conversations with it closed costs nothing here
+            self._dirty = True
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.flush()
+
     def set_secrets(self, secrets: list[str]) -> None:
         """Secrets of the next live run (the key in use), hidden in everything shown."""
         self._secrets = list(secrets)
@@ -190,6 +211,7 @@ class Inspector(QDockWidget):
     def handle_event(self, event: Any) -> None:
         if event.type == "run_started":
             self._live = RunTrace(getattr(self, "_secrets", []))
+            self._owns_live = True
             self._live.apply(event)
             self._add_run(self._live.summary(), top=True)
             self.empty.hide()
@@ -197,7 +219,8 @@ class Inspector(QDockWidget):
             return
         if self._live is None or event.run_id != self._live.run_id:
             return
-        self._live.apply(event)
+        if self._owns_live:
+            self._live.apply(event)
         if event.type == "done":
             self._update_live_label()
         if self.trace is self._live:
@@ -281,10 +304,22 @@ class Inspector(QDockWidget):
             for column in range(TIMELINE_COLUMNS):
                 item.setToolTip(column, plain_tooltip(item.text(column)))
             pending.extend(item.child(i) for i in range(item.childCount()))
-        for column in (0, 1, 2):
+        for column in (0, 1):
             self.timeline.resizeColumnToContents(column)
-        if self.timeline.columnWidth(2) > TIME_COLUMN_MAX_WIDTH:
-            self.timeline.setColumnWidth(2, TIME_COLUMN_MAX_WIDTH)
+        self._fit_time_column()
+
+    def _fit_time_column(self) -> None:
+        """The time column fits its text up to ``TIME_COLUMN_MAX_WIDTH`` and gives way (down to
+        ``TIME_COLUMN_MIN_WIDTH``) so the details column starts with ``DETAILS_MIN_WIDTH`` still in view."""
+        timeline = self.timeline
+        room = timeline.viewport().width() - timeline.columnWidth(0) - timeline.columnWidth(1) - DETAILS_MIN_WIDTH
+        wanted = min(timeline.sizeHintForColumn(2), TIME_COLUMN_MAX_WIDTH)
+        timeline.setColumnWidth(2, max(TIME_COLUMN_MIN_WIDTH, min(wanted, room)))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.timeline.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_time_column()  # the drawer was resized: give the time column what fits now
+        return super().eventFilter(watched, event)
 
     def _warning_item(self, parent: QTreeWidgetItem, warning: Any, origin: int | None) -> None:
         item = QTreeWidgetItem(["Warning", warning.code, _clock(warning.ts, origin), warning.message])

@@ -31,6 +31,7 @@ from widgets.menu_bar import WindowMenus
 from widgets.reasoning_pane import ReasoningPane
 from widgets.safe_text import plain_label, plain_tooltip
 from widgets.search_results_pane import SearchResultsPane
+from widgets.typing_indicator import TypingIndicator
 from widgets.warning_banner import WarningBanner
 
 SIDE_WIDTH = 260
@@ -124,6 +125,7 @@ class MainWindow(QMainWindow):
         self.approval = ApprovalPanel()
         self.reasoning_pane = ReasoningPane()
         self.search_pane = SearchResultsPane()
+        self.typing = TypingIndicator(self.chat_view.viewport())  # the chat's waiting state
 
         self.centre_stack = QStackedWidget()
         self.centre_stack.addWidget(self.chat_view)
@@ -326,6 +328,10 @@ class MainWindow(QMainWindow):
             self.model_label.setText(model)
         if keyring is not None:
             self.keyring_label.setText(keyring)
+
+    def set_tokens(self, text: str) -> None:
+        """The token counts of the shown conversation's latest run ("" when it has none)."""
+        self.usage_label.setText(text)
 
     def show_welcome(self, visible: bool) -> None:
         self.centre_stack.setCurrentWidget(self.welcome if visible else self.chat_view)

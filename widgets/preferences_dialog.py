@@ -113,7 +113,8 @@ class PreferencesDialog(QDialog):
         self.tabs.addTab(self.providers, "Providers")
         self.tabs.addTab(self._search_tab(settings), "Search")
         self.tabs.addTab(self._tools_tab(settings, tools, tool_defaults or {}), "Tools")
-        self.workspace = WorkspaceTab(settings.workspace_folders, settings.tools.approval, chooser=folder_chooser)
+        self.workspace = WorkspaceTab(settings.workspace_folders, settings.tools.approval,
+                                      settings.workspace_writable, chooser=folder_chooser)
         self.tabs.addTab(self.workspace, "Workspace")
         self.mcp_servers = McpServersTab(settings.mcp_servers, keys, mcp or McpHooks())
         self.tabs.addTab(self.mcp_servers, "MCP servers")
@@ -338,6 +339,7 @@ class PreferencesDialog(QDialog):
         data["tools"] = {"enabled": {k: v for k, v in enabled.items() if not v},
                          "approval": self.workspace.apply_approval(approval)}
         data["workspace_folders"] = self.workspace.result_folders()
+        data["workspace_writable"] = self.workspace.result_writable()
         data["limits"] = {name: box.value() for name, box in self.limit_fields.items()}
         data["mcp_servers"] = [server.model_dump() for server in self.mcp_servers.result()]
         data["ui"] = {"theme": self.theme.currentData(), "font_size": self.font_size.value()}

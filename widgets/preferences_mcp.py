@@ -25,8 +25,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QSizePolicy,
-    QStackedWidget,
     QWidget,
 )
 
@@ -214,24 +212,17 @@ class McpServersTab(ListFormTab):
         self.test_result.setAccessibleName("MCP test result")
         self.errors = {name: error_label() for name in FORM_FIELDS}
 
-        stdio = QWidget()
-        stdio_form = QFormLayout(stdio)
-        stdio_form.setContentsMargins(0, 0, 0, 0)
-        stdio_form.addRow("Command", with_error(self.command, self.errors["command"]))
-        stdio_form.addRow("Working directory", self.cwd)
-        stdio_form.addRow("Environment", with_error(self.env, self.errors["env"]))
-        stdio_form.addRow("Secret variables", with_error(self.secret_env, self.errors["secret_env"]))
-        http = QWidget()
-        http_form = QFormLayout(http)
-        http_form.setContentsMargins(0, 0, 0, 0)
-        http_form.addRow("URL", with_error(self.url, self.errors["url"]))
-        http_form.addRow("Headers", with_error(self.headers, self.errors["headers"]))
-        http_form.addRow("Secret headers", with_error(self.secret_headers, self.errors["secret_headers"]))
-        self.transport_fields = QStackedWidget()
-        self.transport_fields.addWidget(stdio)
-        self.transport_fields.addWidget(http)
-        # only as tall as its fields: spare room goes below the form, not into a gap above "Secret value"
-        self.transport_fields.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        # the transport's own rows sit in the form itself (one label column; a nested form indented them by its
+        # own labels), and only the chosen transport's rows are shown
+        self.transport_rows: dict[str, list[QWidget]] = {
+            "stdio": [with_error(self.command, self.errors["command"]), self.cwd,
+                      with_error(self.env, self.errors["env"]),
+                      with_error(self.secret_env, self.errors["secret_env"])],
+            "http": [with_error(self.url, self.errors["url"]), with_error(self.headers, self.errors["headers"]),
+                     with_error(self.secret_headers, self.errors["secret_headers"])],
+        }
+        transport_labels = {"stdio": ["Command", "Working directory", "Environment", "Secret variables"],
+                            "http": ["URL", "Headers", "Secret headers"]}
 
         secret_row = QHBoxLayout()
         secret_row.addWidget(self.secret_name)
@@ -240,7 +231,11 @@ class McpServersTab(ListFormTab):
         form.addRow("Name", with_error(self.name, self.errors["name"]))
         form.addRow("", self.enabled)
         form.addRow("Transport", self.transport)
-        form.addRow(self.transport_fields)
+        for kind, fields in self.transport_rows.items():
+            for label, field in zip(transport_labels[kind], fields, strict=True):
+                form.addRow(label, field)
+        self.form = form
+        self._show_transport("stdio")
         form.addRow("Secret value", secret_row)
         form.addRow("", self.secret_key.status)
         status_row = QHBoxLayout()
@@ -348,7 +343,7 @@ class McpServersTab(ListFormTab):
                                  "keyring entries and its tools' settings to the new names, on OK.")
             self.enabled.setChecked(row["enabled"])
             self.transport.setCurrentIndex(max(0, self.transport.findData(row["transport"])))
-            self.transport_fields.setCurrentIndex(0 if row["transport"] == "stdio" else 1)
+            self._show_transport(row["transport"])
             self.command.setText(row["command"])
             self.cwd.setText(row["cwd"])
             self.env.setPlainText(row["env"])
@@ -363,6 +358,11 @@ class McpServersTab(ListFormTab):
             self._update_reconnect()
         self.show_problems()
 
+    def _show_transport(self, kind: str) -> None:
+        for transport, fields in self.transport_rows.items():
+            for field in fields:
+                self.form.setRowVisible(field, transport == kind)
+
     def _store_form(self) -> None:
         row = self.current()
         if self._loading or row is None:
@@ -372,7 +372,7 @@ class McpServersTab(ListFormTab):
                    secret_env=self.secret_env.text(), url=self.url.text(), headers=self.headers.toPlainText(),
                    secret_headers=self.secret_headers.text())
         row["name"] = self.name.text().strip()
-        self.transport_fields.setCurrentIndex(0 if row["transport"] == "stdio" else 1)
+        self._show_transport(row["transport"])
         self.list.currentItem().setText(self._item_text(row))
         self._loading = True
         self._fill_secret_names(row)

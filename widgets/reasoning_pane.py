@@ -191,13 +191,25 @@ class ReasoningPane(QWidget):
         elif event.type == "done":
             self._finish_run()
 
+    def flush(self) -> None:
+        """Write queued reasoning now (after a replay, and in tests)."""
+        self._flush()
+
+    def clear(self) -> None:
+        """Show no run (a new chat, or a conversation without one): empty, idle, nothing expected."""
+        self._start_run(None)
+        self._running = False
+        self._expect_reasoning = False
+        self._show_status(IDLE_TEXT)
+        self._refresh_header()
+
     def toggle_collapsed(self) -> None:
         """Open a collapsed pane or collapse an open one, as the header toggle does."""
         self._on_toggle_clicked()
 
     # --- run lifecycle ----------------------------------------------------------------------------------------
 
-    def _start_run(self, run_id: str) -> None:
+    def _start_run(self, run_id: str | None) -> None:
         self._flush_timer.stop()
         self._run_id = run_id
         self._running = True

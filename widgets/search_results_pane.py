@@ -223,6 +223,10 @@ class SearchResultsPane(QWidget):
             self._hidden_for_answer = True
             self.visibility_wanted.emit(False)
 
+    def clear(self) -> None:
+        """Show no run (a new chat, or a conversation without one)."""
+        self._start_run(None)
+
     def open_entry(self, url: str) -> bool:
         """Open ``url`` in the system browser if it is an http(s) URL; returns whether it was handed over."""
         if not is_openable(url):
@@ -237,7 +241,7 @@ class SearchResultsPane(QWidget):
 
     # --- view -------------------------------------------------------------------------------------------------
 
-    def _start_run(self, run_id: str) -> None:
+    def _start_run(self, run_id: str | None) -> None:
         self._run_id = run_id
         self._shown_for_run = False
         self._hidden_for_answer = False
@@ -275,6 +279,7 @@ class SearchResultsPane(QWidget):
         searches = self._results.searches()
         if not entries and not searches:
             self._summary.setText(EMPTY_TEXT)
+            self._queries.clear()
             self._queries.hide()
             return
         read = sum(entry.read for entry in entries)

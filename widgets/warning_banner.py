@@ -97,6 +97,10 @@ class WarningBanner(QFrame):
         self._text.setText("\n".join(self._messages))
         self.show()
 
+    def clear(self) -> None:
+        """Show no run's warnings (a new chat, or a conversation without runs)."""
+        self.show_stored(None, [])
+
     def dismiss(self) -> None:
         """Hide the banner and forget its messages (the codes stay shown-once for the current run)."""
         self._messages.clear()

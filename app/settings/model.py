@@ -15,6 +15,7 @@ from app.usage.settings import UsageSettings
 from orchestration.limits import LoopLimits
 from orchestration.providers.config import Capabilities
 from orchestration.redaction import is_sensitive_header
+from tools.files.settings import normalized_folder
 from tools.mcp.settings import McpServerSettings
 
 SETTINGS_VERSION = 1
@@ -117,6 +118,8 @@ class Settings(_Section):
     tools: ToolSettings = Field(default_factory=ToolSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
     workspace_folders: list[str] = Field(default_factory=list, description="folders file tools may read")
+    workspace_writable: list[str] = Field(default_factory=list, description="those of workspace_folders the write "
+                                          "tools (write_file, edit_file) may also change; the others are read-only")
     allow_local_addresses: bool = Field(False, description="let web tools fetch private and loopback addresses")
     mcp_servers: list[McpServerSettings] = Field(default_factory=list, description="MCP servers whose tools are "
                                                  "offered (docs/tools.md)")
@@ -142,6 +145,11 @@ class Settings(_Section):
         if self.default_provider is not None and self.default_provider not in ids:
             raise ValueError(f"default_provider {self.default_provider!r} is not one of the providers "
                              f"({', '.join(ids) or 'none configured'})")
+        readable = {normalized_folder(f) for f in self.workspace_folders}
+        stray = [f for f in self.workspace_writable if normalized_folder(f) not in readable]
+        if stray:
+            raise ValueError(f"workspace_writable may name only workspace folders; not in workspace_folders: "
+                             f"{', '.join(stray)}")
         names = [m.name for m in self.mcp_servers]
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:

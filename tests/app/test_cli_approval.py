@@ -72,3 +72,14 @@ def test_the_question_shows_control_sequences_in_arguments_as_text():
     shown = out.getvalue()
     assert not UNSAFE_CHARACTERS.search(shown)
     assert "read_file\\u001b]0;title\\u0007" in shown and "\\u001b[2J\\u202ea.txt\\u009b" in shown
+
+
+def test_a_tools_preview_is_shown_instead_of_its_arguments():
+    request = ApprovalRequest("c1", "edit_file", {"path": "a.py", "old_text": "x", "new_text": "y"},
+                              preview="Edit a.py: 2 B becomes 2 B (1 line) in /w\n-x\n+y")
+    out = io.StringIO()
+    approver = cli_approver(Settings(), None, interactive=True, remember=lambda names: None,
+                            read_line=lambda: "n\n", out=out)
+    assert asyncio.run(approver([request])) == {"c1": "deny"}
+    shown = out.getvalue()
+    assert "    Edit a.py: 2 B becomes 2 B" in shown and "    -x\n    +y" in shown and "old_text" not in shown

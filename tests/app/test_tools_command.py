@@ -63,3 +63,19 @@ def test_table_shows_the_policy_and_why_a_tool_is_off(capsys, monkeypatch):
     assert " deny " in fetch_line and "off:" in fetch_line
     read_line = next(line for line in result.out.splitlines() if line.startswith("read_file "))
     assert "off: no workspace folder" in read_line
+
+
+def test_write_tools_follow_the_read_write_folders(capsys, monkeypatch, tmp_path: Path):
+    rows = _rows(capsys, monkeypatch)
+    assert rows["write_file"]["offered"] is False and "no workspace folder" in str(rows["write_file"]["reason"])
+    _save(Settings(workspace_folders=[str(tmp_path)]))
+    rows = _rows(capsys, monkeypatch)
+    assert rows["read_file"]["offered"] is True
+    for name in ("write_file", "edit_file"):
+        assert rows[name]["offered"] is False and "no read-write workspace folder" in str(rows[name]["reason"])
+    settings = Settings(workspace_folders=[str(tmp_path)], workspace_writable=[str(tmp_path)])
+    settings.tools.approval["edit_file"] = "deny"
+    _save(settings)
+    rows = _rows(capsys, monkeypatch)
+    assert rows["write_file"]["offered"] is True and rows["write_file"]["approval"] == "ask"
+    assert rows["edit_file"]["offered"] is False and rows["edit_file"]["approval"] == "deny"

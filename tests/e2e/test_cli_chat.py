@@ -265,3 +265,33 @@ def test_a_provider_without_usage_gives_unknown_tokens(loopback, parley_home):
     assert '"input_tokens":null' in proc.stdout and not [e for e in events if e.type == "usage"]
     with sqlite3.connect(parley_home / "data" / "history.db") as db:
         assert db.execute("SELECT input_tokens, output_tokens FROM runs").fetchall() == [(None, None)]
+
+
+def writing_model(request: Request) -> Response | None:
+    """Plays a model that writes todo.md in the workspace, then repeats what the tool said."""
+    if request.path != "/v1/chat/completions":
+        return None
+    tool_messages = [m for m in request.json["messages"] if m["role"] == "tool"]
+    if not tool_messages:
+        return stream_response("", calls=[("call_w1", "write_file", {"path": "todo.md", "content": "- otter\n"})])
+    return stream_response(f"Tool said: {tool_messages[0]['content']}")
+
+
+@pytest.mark.parametrize(("flag", "written"), [("all", True), ("none", False)])
+def test_approve_flag_for_the_write_tools(tmp_path, flag, written):
+    from app.paths import resolve_paths
+    from app.settings import Settings, save_settings
+
+    folder = tmp_path / "work"
+    folder.mkdir()
+    save_settings(Settings(workspace_folders=[str(folder)], workspace_writable=[str(folder)]),
+                  resolve_paths().settings)
+    with LoopbackServer(handler=writing_model) as server:
+        proc = parley(*chat_args(server, "--tools", "write_file", "--approve", flag, "--no-save"), "note otters")
+    assert proc.returncode == 0, proc.stderr
+    assert (folder / "todo.md").exists() is written
+    assert ("Tool said: Created todo.md" if written else "Tool said: denied by the user") in proc.stdout
+    if written:
+        assert (folder / "todo.md").read_text() == "- otter\n"
+    else:
+        assert list(folder.iterdir()) == []

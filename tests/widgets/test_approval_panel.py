@@ -67,3 +67,13 @@ def test_deny_all(qtbot):
         panel.ask(calls())
         panel.deny_all.click()
     assert blocker.args == [{"c1": DENY, "c2": DENY}]
+
+
+def test_a_preview_is_shown_instead_of_the_arguments(qtbot):
+    panel = ApprovalPanel()
+    qtbot.addWidget(panel)
+    diff = "Write notes.md: new file (4 B, 1 line) in /w\n--- /dev/null\n+++ b/notes.md\n@@ -0,0 +1 @@\n+<b>hi"
+    panel.ask([PendingCall("c1", "write_file", {"path": "notes.md", "content": "<b>hi"}, preview=diff)])
+    card = panel.cards[0]
+    assert card.arguments.toPlainText() == diff
+    assert "wants to make this change" in card.findChild(type(panel.heading)).text()

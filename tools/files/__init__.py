@@ -1,29 +1,46 @@
-"""The workspace file tools: ``list_directory``, ``read_file`` and ``search_files``, read-only and confined to
-the folders the user chose (``workspace.py``). With no folder chosen there are no file tools.
+"""The workspace file tools: ``list_directory``, ``read_file`` and ``search_files`` read inside the folders the
+user chose, and ``write_file`` and ``edit_file`` change files in the folders the user made read-write, all
+confined to those folders (``workspace.py``, ``confined_io.py``). With no folder chosen there are no file tools;
+with no read-write folder there are no write tools.
 """
 
 from __future__ import annotations
 
+from tools.files.edit_file import edit_file_tool
 from tools.files.list_directory import list_directory_tool
 from tools.files.read_file import read_file_tool
 from tools.files.search_files import search_files_tool
 from tools.files.settings import WorkspaceSettings
 from tools.files.workspace import PathRefused, Workspace
+from tools.files.write_file import write_file_tool
 from tools.registry import Tool
 
-__all__ = ["PathRefused", "Workspace", "WorkspaceSettings", "described_workspace_tools", "workspace_tools"]
+__all__ = [
+    "READ_TOOLS",
+    "WRITE_TOOLS",
+    "PathRefused",
+    "Workspace",
+    "WorkspaceSettings",
+    "described_workspace_tools",
+    "workspace_tools",
+]
+
+READ_TOOLS = ("list_directory", "read_file", "search_files")
+WRITE_TOOLS = ("write_file", "edit_file")
 
 
 def workspace_tools(settings: WorkspaceSettings) -> list[Tool]:
-    """The file tools for the chosen folders; empty when no folder is chosen."""
+    """The file tools for the chosen folders: none without a folder, the write tools only with a read-write one."""
     if not settings.folders:
         return []
-    return described_workspace_tools(settings)
+    return [tool for tool in described_workspace_tools(settings)
+            if tool.name in READ_TOOLS or settings.writable]
 
 
 def described_workspace_tools(settings: WorkspaceSettings) -> list[Tool]:
-    """The file tools as a model would see them, also with no folder chosen, for listings that show them as
-    off (with no folder, every path they are given is refused)."""
+    """Every file tool as a model would see it, also with no folder chosen, for listings that show them as off
+    (with no folder, or no read-write one for the write tools, every path they are given is refused)."""
     workspace = Workspace(settings.folders)
     return [list_directory_tool(workspace, settings), read_file_tool(workspace, settings),
-            search_files_tool(workspace, settings)]
+            search_files_tool(workspace, settings), write_file_tool(workspace, settings),
+            edit_file_tool(workspace, settings)]

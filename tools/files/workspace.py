@@ -8,8 +8,10 @@ Every path a model names is resolved before use and must end up inside a workspa
 * the path is then resolved with ``os.path.realpath``, so a symbolic link anywhere along it is followed, and a
   path whose target lies outside the folder is refused as a link that leaves the workspace.
 
-The file tools open the resolved path, not the one the model wrote. The tools only read, so a model cannot
-create a link; a link someone else swaps between the check and the open is outside what this guards.
+The reading tools open the resolved path, not the one the model wrote; a link someone else swaps between the
+check and the open is outside what this guards for them. The write tools create only regular files and folders
+(never links) and do guard against that swap: they reach the file through folder descriptors opened without
+following links (``confined_io.py``).
 """
 
 from __future__ import annotations

@@ -65,3 +65,13 @@ def test_sections_validate_their_values():
                                        "ui": {"theme": "dark", "font_size": 14}})
     assert settings.search.base_urls == {"searxng": "http://s.lan"}
     assert settings.tools.enabled == {"calculate": False}
+
+
+def test_a_writable_folder_must_be_a_workspace_folder():
+    settings = Settings(workspace_folders=["/srv/notes", "/srv/code"], workspace_writable=["/srv/code/"])
+    assert settings.workspace_writable == ["/srv/code/"]  # kept as written; compared normalized
+    assert Settings().workspace_writable == []
+    with pytest.raises(ValidationError, match=r"workspace_writable may name only workspace folders.*/srv/other"):
+        Settings(workspace_folders=["/srv/notes"], workspace_writable=["/srv/other"])
+    with pytest.raises(ValidationError, match="not in workspace_folders"):
+        Settings(workspace_writable=["/srv/notes"])
