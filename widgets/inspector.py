@@ -304,7 +304,7 @@ class Inspector(QDockWidget):
             for column in range(TIMELINE_COLUMNS):
                 item.setToolTip(column, plain_tooltip(item.text(column)))
             pending.extend(item.child(i) for i in range(item.childCount()))
-        for column in (0, 1):
+        for column in (0, 1, COST_COLUMN):
             self.timeline.resizeColumnToContents(column)
         self._fit_time_column()
 
@@ -312,7 +312,8 @@ class Inspector(QDockWidget):
         """The time column fits its text up to ``TIME_COLUMN_MAX_WIDTH`` and gives way (down to
         ``TIME_COLUMN_MIN_WIDTH``) so the details column starts with ``DETAILS_MIN_WIDTH`` still in view."""
         timeline = self.timeline
-        room = timeline.viewport().width() - timeline.columnWidth(0) - timeline.columnWidth(1) - DETAILS_MIN_WIDTH
+        room = (timeline.viewport().width() - timeline.columnWidth(0) - timeline.columnWidth(1)
+                - timeline.columnWidth(COST_COLUMN) - DETAILS_MIN_WIDTH)
         wanted = min(timeline.sizeHintForColumn(2), TIME_COLUMN_MAX_WIDTH)
         timeline.setColumnWidth(2, max(TIME_COLUMN_MIN_WIDTH, min(wanted, room)))
 
