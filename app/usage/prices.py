@@ -11,13 +11,12 @@ price: ``None``, never 0. A per-model price in the settings (``usage.prices``) w
 from __future__ import annotations
 
 import ipaddress
+import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from importlib.metadata import version
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
-
-import genai_prices
 
 from app.usage.settings import ModelPrice
 
@@ -78,6 +77,18 @@ class Pricer:
         return library_cost(GENAI_PROVIDERS.get(self.preset or ""), self.base_url, model, usage, at)
 
 
+def warm_up() -> threading.Thread:
+    """Import the price table on a background thread, so the first priced model call does not wait for it."""
+    def load() -> None:
+        from genai_prices import data_snapshot
+
+        data_snapshot.get_snapshot()
+
+    thread = threading.Thread(target=load, name="price table", daemon=True)
+    thread.start()
+    return thread
+
+
 PricerLookup = Callable[[str], Pricer]
 """The pricer for a provider id as stored on a run."""
 
@@ -108,6 +119,8 @@ def library_cost(provider: str | None, base_url: str, model: str, usage: TokenUs
     ``base_url`` is), at time ``at``; None when the table knows neither the provider nor the model."""
     if provider is None and not base_url:
         return None
+    import genai_prices  # the table takes about half a second to import: not for commands that price nothing
+
     counts = genai_prices.Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
                                 cache_read_tokens=usage.cached_tokens or None,
                                 cache_write_tokens=usage.cache_write_tokens or None)

@@ -19,7 +19,7 @@ from app.history_command import write_file_atomically
 from app.storage import History, StorageError
 from app.usage.backfill import price_unpriced_runs
 from app.usage.budget import BudgetStatus, budget_status
-from app.usage.prices import PRICE_SOURCE, Pricer, pricers_from_settings
+from app.usage.prices import PRICE_SOURCE, Pricer, pricers_from_settings, warm_up
 from app.usage.report import (
     by_provider_and_model,
     conversation_cost,
@@ -76,6 +76,7 @@ class UsageWiring(QObject):
         session.controller.run_finished.connect(lambda _result: self.refresh())
         window.conversations.conversation_selected.connect(lambda _cid: self.refresh())
         window.conversations.new_chat_requested.connect(self.refresh)
+        warm_up()  # the first answer's cost then needs no wait for the price table
         self.refresh()
 
     # --- reading ------------------------------------------------------------------------------------

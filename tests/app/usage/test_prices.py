@@ -125,3 +125,12 @@ def test_pricing_makes_no_network_call() -> None:
     result = json.loads(out.stdout)
     assert result["seen"] == []
     assert result["costs"][0] > 0 and result["costs"][3] is None and result["costs"][5] > 0
+
+
+def test_commands_that_price_nothing_do_not_load_the_price_table() -> None:
+    """The table takes about half a second to import: `parley history`, `parley keys` and the rest skip it."""
+    code = ("import sys, app.cli, app.run_service, app.settings; app.cli.build_parser(); "
+            "print('genai_prices' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
+    assert out.stdout.strip() == "False"
