@@ -13,7 +13,7 @@ import contextlib
 import signal
 import sys
 
-from app.chat_recording import NothingToRegenerateError
+from app.chat_recording import NothingToRegenerateError, continuation
 from app.chat_target import chat_settings, cli_problem
 from app.cli_approval import cli_approver, is_interactive
 from app.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
@@ -21,11 +21,16 @@ from app.cli_context import open_history, paths_from_args, secret_store, setting
 from app.cli_input import read_text, require_text
 from app.cli_interrupt import Interrupts
 from app.cli_output import JsonLinesPrinter, TerminalPrinter
+from app.conversation_chat import unsupported_kept, with_stored
+from app.engine.manager import BuiltinEngine
+from app.engine.terminal import TerminalProgress
 from app.errors import EnvironmentProblem
 from app.provider_args import api_key_from_env, provider_from_args
-from app.run_service import PreparedRun, RunService, RunSetupError, Subscriber, run
+from app.run_service import ChatSettings, PreparedRun, RunService, RunSetupError, Subscriber, run
 from app.settings import Settings, save_settings
 from app.storage import History
+from app.storage.chat_settings import ChatSettingsStore
+from app.terminal_text import terminal_safe
 from app.tool_setup import mcp_manager, start_mcp
 from app.usage.cli_budget import check_budget
 from orchestration.loop import RunResult
@@ -36,11 +41,14 @@ from orchestration.tool_turn import Approver
 def read_prompt(args: argparse.Namespace) -> str | None:
     require_text(getattr(args, "system", None), "--system")
     require_text(getattr(args, "model", None), "--model")
-    if args.regenerate:
+    if args.regenerate and getattr(args, "continue_answer", False):
+        raise UsageError("--regenerate and --continue cannot be used together")
+    if args.regenerate or getattr(args, "continue_answer", False):
+        flag = "--regenerate" if args.regenerate else "--continue"
         if args.conversation is None:
-            raise UsageError("--regenerate needs --conversation ID")
+            raise UsageError(f"{flag} needs --conversation ID")
         if args.prompt is not None:
-            raise UsageError("--regenerate answers the last message again; it takes no prompt")
+            raise UsageError(f"{flag} goes on from the conversation's last message; it takes no prompt")
         return None
     prompt = require_text(args.prompt, "the prompt")
     if prompt is None:
@@ -91,9 +99,13 @@ def run_chat(args: argparse.Namespace) -> int:
             mcp = mcp_manager(settings, store.lookup)
             interrupts.before_exit(mcp.kill_now)
             runner.run(start_mcp(mcp))
+        engine = BuiltinEngine(settings.engine, paths_from_args(args).data_dir)
+        engine.add_listener(TerminalProgress())
+        interrupts.before_exit(engine.kill_now)
         try:
-            return _prepare_and_chat(args, runner, RunService(settings, store, mcp=mcp), interrupts)
+            return _prepare_and_chat(args, runner, RunService(settings, store, mcp=mcp, engine=engine), interrupts)
         finally:
+            runner.run(engine.aclose())
             if mcp is not None:
                 runner.run(mcp.aclose())
 
@@ -103,15 +115,19 @@ def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, service:
     prompt = read_prompt(args)
     chat = chat_settings(args, service.settings, env_key=api_key_from_env(args.api_key_env),
                          one_off=lambda: provider_from_args(args))
-    try:  # bad usage is reported before anything is saved
-        plan = service.plan(prompt, chat)
-    except (RunSetupError, UnsupportedKindError) as problem:
-        raise cli_problem(problem, service.secrets) from None
-    check_budget(args, service.settings, plan.pricer)  # over the monthly budget: asks, or refuses (exit 1)
     history: History | None = None
     try:
         history = None if args.no_save and args.conversation is None else open_history(args)
-        prepared = service.begin(plan, history, args.conversation, regenerate=args.regenerate)
+        if history is not None and args.conversation is not None:
+            chat = _continued(args, chat, service, history)
+        try:  # bad usage is reported before anything is saved
+            plan = service.plan(prompt, chat)
+        except (RunSetupError, UnsupportedKindError) as problem:
+            raise cli_problem(problem, service.secrets) from None
+        check_budget(args, service.settings, plan.pricer)  # over the monthly budget: asks, or refuses (exit 1)
+        placement = continuation(history, args.conversation) if getattr(args, "continue_answer", False) and \
+            history is not None else None
+        prepared = service.begin(plan, history, args.conversation, regenerate=args.regenerate, placement=placement)
     except NothingToRegenerateError as problem:
         if history is not None:
             history.close()
@@ -125,6 +141,23 @@ def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, service:
     finally:
         if history is not None:
             history.close()
+
+
+def _continued(args: argparse.Namespace, given: ChatSettings, service: RunService, history: History) -> ChatSettings:
+    """``--conversation ID``: the flags completed by the conversation's kept settings; kept values the provider
+    now in use cannot take are not sent, and the terminal is told so."""
+    kept = ChatSettingsStore(history).load(args.conversation)  # NotFoundError: a usage error (app/cli.py)
+    chat = with_stored(given, kept, service.settings, provider_given=bool(args.provider or args.preset
+                                                                         or args.base_url or args.kind),
+                       tools_given=args.tools is not None)
+    try:
+        target = service.target(chat)
+    except RunSetupError as problem:
+        raise cli_problem(problem, service.secrets) from None
+    chat, notices = unsupported_kept(chat, given, target)
+    for notice in notices:
+        print(f"parley: {terminal_safe(notice)}", file=sys.stderr)
+    return chat
 
 
 def _chat(args: argparse.Namespace, runner: asyncio.Runner, settings: Settings, prepared: PreparedRun,

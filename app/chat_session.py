@@ -19,6 +19,9 @@ from typing import Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
+from app.chat_actions import ChatActions
+from app.chat_recording import Placement
+from app.chat_settings_binding import ChatSettingsBinding
 from app.conversation_files import (
     choose_export_file,
     choose_import_file,
@@ -27,6 +30,8 @@ from app.conversation_files import (
     write_export,
 )
 from app.conversation_views import ConversationViews
+from app.engine.manager import BuiltinEngine
+from app.engine.window_link import EngineLink, builtin_choices, welcome_note
 from app.errors import EnvironmentProblem
 from app.live_runs import LiveRun, LiveRuns
 from app.provider_check import draft_config, model_names, trial_reply
@@ -46,7 +51,13 @@ from app.secrets.names import provider_entry
 from app.secrets.probe import backend_display_name
 from app.secrets.store import SecretStore
 from app.settings import ProviderSettings, Settings
-from app.settings.model import MAX_FONT_SIZE, MAX_SEARCH_RESULTS, MIN_FONT_SIZE, SEARCH_BACKENDS
+from app.settings.model import (
+    MAX_FONT_SIZE,
+    MAX_SEARCH_RESULTS,
+    MAX_SYSTEM_PROMPT_CHARS,
+    MIN_FONT_SIZE,
+    SEARCH_BACKENDS,
+)
 from app.settings.store import save_settings
 from app.storage import History, StorageError
 from app.storage.exchange import import_conversation, read_export
@@ -62,7 +73,6 @@ from orchestration.run_trace import RunSummary, RunTrace
 from tools.mcp import McpManager, McpServerSettings, ServerStatus, exposed_name, probe_server, secret_entry
 from tools.mcp import summary as mcp_summary
 from widgets.add_provider_dialog import AddProviderDialog, NewProvider
-from widgets.composer import effort_for_request
 from widgets.conversation_display import leave_empty
 from widgets.conversation_list import ConversationItem, SearchHit
 from widgets.main_window import MainWindow
@@ -102,7 +112,8 @@ def choose_export_path(suggested: str) -> str | None:
 # The settings model as the Preferences dialog sees it (widgets never import app).
 SETTINGS_SCHEMA = SettingsSchema(settings_model=Settings, provider_model=ProviderSettings,
                                  search_backends=SEARCH_BACKENDS, max_search_results=MAX_SEARCH_RESULTS,
-                                 min_font_size=MIN_FONT_SIZE, max_font_size=MAX_FONT_SIZE)
+                                 min_font_size=MIN_FONT_SIZE, max_font_size=MAX_FONT_SIZE,
+                                 max_system_prompt_chars=MAX_SYSTEM_PROMPT_CHARS)
 
 
 def preference_keys(secrets: SecretStore) -> KeyActions:
@@ -137,7 +148,7 @@ class ChatSession(QObject):
                  secrets: SecretStore, registry_factory: RegistryFactory, *,
                  dialog_factory: DialogFactory = AddProviderDialog, storage_problem: str | None = None,
                  discover: bool = True, theme: ThemeController | None = None,
-                 preferences_factory: PreferencesFactory = PreferencesDialog) -> None:
+                 preferences_factory: PreferencesFactory = PreferencesDialog, engine_dir: Path | None = None) -> None:
         super().__init__(window)
         self.window = window
         self.history = history
@@ -151,6 +162,9 @@ class ChatSession(QObject):
         self.preferences: PreferencesDialog | None = None
         self.controller = LiveRuns(self)  # one run per conversation; runs of different ones may overlap
         self.views = ConversationViews(window, self.controller)
+        # the built-in engine: nothing starts until a run needs it (app/engine)
+        self.engine = BuiltinEngine(settings.engine, engine_dir or Path(str(settings_path)).parent)
+        self.engine_link = EngineLink(self.engine, window)
         self.conversation_id: int | None = None
         self._discovery: asyncio.Task[Any] | None = None
         self._discover_enabled = discover
@@ -159,6 +173,11 @@ class ChatSession(QObject):
         self._mcp_server_reconnects: set[asyncio.Future[None]] = set()
         self.mcp = McpManager(settings.mcp_servers, self._secret_lookup)
         self.mcp.add_listener(self._mcp_changed)
+        self.chat_binding = ChatSettingsBinding(
+            window.composer, settings=lambda: self.settings, history=history,
+            conversation_id=lambda: self.conversation_id,
+            registry=lambda s: self.registry_factory(s, self._secret_lookup), mcp=lambda: self.mcp,
+            report=window.show_error_in_chat)
 
         w = window
         w.composer.send_requested.connect(self.send)
@@ -189,7 +208,9 @@ class ChatSession(QObject):
         self.views.show_new()  # the window opens on a new chat, with its hint
         if storage_problem:
             w.show_error_in_chat(storage_problem)
+        self.actions = ChatActions(self, window_problem)  # the per-message actions (app/chat_actions.py)
         self.refresh_providers()
+        self.chat_binding.show_conversation(None)
         self.refresh_conversations()
         self.start_mcp()
         self._apply_appearance(self.settings)
@@ -198,11 +219,15 @@ class ChatSession(QObject):
     # --- providers ----------------------------------------------------------------------------------
     def refresh_providers(self) -> None:
         models = [(p.id, p.default_model or "") for p in self.settings.providers]
+        models = models + builtin_choices(self.settings)
         self.window.composer.set_models(models)
+        self.actions.set_models([m for m in models if m[1]])
         default = next((p for p in self.settings.providers if p.id == self.settings.default_provider), None)
-        if default is not None:
+        if default is not None and self.conversation_id is None:  # an open conversation keeps its own model
             self.window.composer.set_current_model(default.id, default.default_model or "")
+        self.window.welcome.set_offline_note(welcome_note(self.settings) if not self.settings.providers else "")
         self.window.show_welcome(not self.settings.providers and self.conversation_id is None)
+        self.chat_binding.refresh()
         if not self.settings.providers and self._discover_enabled:
             self.start_discovery()
         elif not self.settings.providers:
@@ -232,6 +257,7 @@ class ChatSession(QObject):
                         QUIT_RUN_WAIT_S)
         await asyncio.gather(*self.background_tasks(), return_exceptions=True)
         await self.mcp.aclose()
+        await self.engine.aclose()
 
     def start_discovery(self) -> None:
         """Look for local servers in the background; the welcome panel lists what answers."""
@@ -396,7 +422,7 @@ class ChatSession(QObject):
             self.window.composer.restore_text(text)
             return
         try:
-            self._start_run(text)
+            self.start_run(text)
         except (EnvironmentProblem, RunSetupError) as problem:
             self.window.composer.restore_text(text)
             message = window_problem(problem)
@@ -407,35 +433,41 @@ class ChatSession(QObject):
                 self.window.show_error_in_chat(message)
 
     def chat_settings(self) -> ChatSettings:
-        """The composer's choices for the next run."""
-        provider_id, model = self.window.composer.current_model() or ("", "")
-        return ChatSettings(provider=provider_id or None, model=model or None,
-                            reasoning_effort=effort_for_request(self.window.composer.reasoning_effort()),
-                            tools="all" if self.window.composer.tools_enabled() else "none")
+        """The composer's choices for the next run (app/chat_settings_binding.py)."""
+        return self.chat_binding.chat_settings()
 
-    def _start_run(self, text: str) -> None:
-        service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory)
-        plan = service.plan(text, self.chat_settings())
+    def start_run(self, text: str | None, *, placement: Placement | None = None,
+                  chat: ChatSettings | None = None) -> None:
+        """Start a run: ``text`` after the open conversation's last message, or where ``placement`` says (the
+        message actions: ``text`` None to answer again or continue)."""
+        service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory,
+                             engine=self.engine)
+        plan = service.plan(text, chat or self.chat_settings())
         if not self.usage.confirm_spend(plan.pricer):  # over the monthly budget and the user said no
-            self.window.composer.restore_text(text)
+            if text is not None:
+                self.window.composer.restore_text(text)
             return
         self.window.inspector.set_secrets(plan.secrets)
-        prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history)
-        if self.history is None:  # without a database the conversation lives in memory only
+        prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history,
+                                 placement=placement)
+        if self.history is None and text is not None:  # without a database the conversation lives in memory only
             self._memory_history.append(UserMessage(content=text))
         self.conversation_id = conversation_id = prepared.conversation_id
         self.views.saved_as(conversation_id)
         state = self.views.state(conversation_id)
         state.secrets = list(plan.secrets)
-        state.expect_reasoning = self.window.composer.reasoning_effort() != "off"
+        state.expect_reasoning = self.chat_binding.expects_reasoning(plan.target)
         approver = WindowApprover(self.window.approval, lambda: self.settings, self.always_allow,
                                   is_shown=lambda: self.conversation_id == conversation_id,
                                   on_pending=lambda call_ids: self.views.pending(conversation_id, call_ids))
         self.window.show_welcome(False)
         leave_empty(self.window)
-        self.window.chat_view.add_user_message(text)
+        if placement is not None:
+            self.actions.reload()  # the branch up to where the run goes
+        elif text is not None:
+            self.window.chat_view.add_user_message(text)
         self.window.reasoning_pane.expect_reasoning(state.expect_reasoning)
-        self.controller.start(prepared, text, approver)
+        self.controller.start(prepared, text or "", approver)
         self.views.starting(conversation_id)
         self.window.set_status(model=f"{plan.target.config.id} · {plan.target.model}")
         self.refresh_conversations()
@@ -452,6 +484,7 @@ class ChatSession(QObject):
             self.window.composer.restore_text(live.text)
         self.refresh_conversations()
         if shown:
+            self.actions.after_run()  # the answer gets its id and versions (app/chat_actions.py)
             self.refresh_runs()
             self.window.composer.focus_input()
 
@@ -492,7 +525,9 @@ class ChatSession(QObject):
         self.conversation_id = None
         self.window.forget_live_answer()
         self.views.show_new()
+        self.actions.actions.reset()
         self.refresh_runs()
+        self.chat_binding.show_conversation(None)
         self.window.show_welcome(not self.settings.providers)
         self.window.composer.focus_input()
         self.refresh_conversations()
@@ -514,11 +549,13 @@ class ChatSession(QObject):
 
         self.window.show_welcome(False)
         self.window.forget_live_answer()
+        self.actions.actions.reset()
         try:
             self.views.show(self.history, conversation_id, records, visibility_of,
                             footers=self.usage.footers(conversation_id))
         except StorageError as problem:
             self.window.show_error_in_chat(str(problem))
+        self.chat_binding.show_conversation(conversation_id)
         self.window.menus.set_conversation_open(True)
         self.refresh_runs()
         self.window.composer.focus_input()
@@ -709,6 +746,7 @@ class ChatSession(QObject):
         detail = "\n".join(f"{s.name}: {s.state}" + (f" ({s.message})" if s.message else "") for s in statuses)
         self.window.set_status(mcp=mcp_summary(statuses), mcp_detail=detail)
         self.window.inspector.set_mcp_servers(statuses)
+        self.chat_binding.refresh_tools()
 
     # --- status -------------------------------------------------------------------------------------
     def _update_status(self) -> None:

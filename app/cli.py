@@ -7,13 +7,12 @@ file or the keyring (with a one-line reason on stderr), 2 bad usage, 130 interru
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
 from app.cli_common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError
 from app.errors import EnvironmentProblem
-from app.provider_args import add_provider_arguments
-from orchestration.limits import MAX_CALL_TIMEOUT, LoopLimits
 
 
 def _positive_int(text: str) -> int:
@@ -31,9 +30,21 @@ DATA_DIR_HELP = ("keep the history and settings under DIR (DIR/data, DIR/config)
 
 
 def _call_timeout(text: str) -> float:
+    from orchestration.limits import MAX_CALL_TIMEOUT
+
     value = _positive_float(text)
     if value > MAX_CALL_TIMEOUT:
         raise argparse.ArgumentTypeError(f"expected at most {MAX_CALL_TIMEOUT:,} seconds, got {text}")
+    return value
+
+
+def _temperature(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value <= 2:
+        raise argparse.ArgumentTypeError(f"expected 0 to 2, got {text}")
     return value
 
 
@@ -47,19 +58,86 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from app import history_command, keys_command, mcp_command, providers_command
-    from app.usage import command as usage_command
+# The subcommands whose parsers live in their own modules. Those modules import the database, the settings or the
+# keyring, so only the one a command line names is imported (start-up: docs/architecture.md, bench/startup.py).
+MODULE_COMMANDS = {"keys": "keys_command", "providers": "providers_command", "mcp": "mcp_command",
+                   "history": "history_command", "search": "history_command", "export": "history_command",
+                   "import": "history_command", "local": "local_command", "usage": "usage.command"}
+INLINE_COMMANDS = ("chat", "models", "tools")
+
+
+def _named_command(argv: Sequence[str]) -> str | None:
+    """The subcommand an argument list names (the first word that is not an option or an option's value)."""
+    words = iter(argv)
+    for word in words:
+        if word == "--data-dir":
+            next(words, None)
+        elif word == "--":
+            return None
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or, given the argument list, one whose other subcommands are bare placeholders.
+
+    A placeholder is never shown: ``--help`` (anywhere) and an unknown command get the whole parser, and a
+    subcommand's own errors and help come from its own parser.
+    """
+    named = None if argv is None or "-h" in argv or "--help" in argv else _named_command(argv)
+    whole = argv is None or "-h" in argv or "--help" in argv or (
+        named is not None and named not in MODULE_COMMANDS and named not in INLINE_COMMANDS)
 
     parser = argparse.ArgumentParser(
         prog="parley", description="Parley: chat with LLMs from your own machine. With no command, the window "
                                     "opens; the commands below work in a terminal.")
+    parser.add_argument("--version", action="version", version=f"parley {_version()}")
     parser.add_argument("--data-dir", metavar="DIR", default=None, help=DATA_DIR_HELP)
     # --data-dir is accepted after the subcommand too; SUPPRESS keeps the value given before it.
     data_dir = argparse.ArgumentParser(add_help=False)
     data_dir.add_argument("--data-dir", metavar="DIR", default=argparse.SUPPRESS, help=DATA_DIR_HELP)
     parents = [data_dir]
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    if whole or named == "chat":
+        _add_chat_parser(sub, parents)
+    else:
+        sub.add_parser("chat")
+    if whole or named == "models":
+        _add_models_parser(sub, parents)
+    else:
+        sub.add_parser("models")
+    tools = sub.add_parser("tools", parents=parents, help="list the tools the model can use")
+    tools_sub = tools.add_subparsers(dest="tools_command", metavar="ACTION")
+    tools_list = tools_sub.add_parser("list", help="list the registered tools")
+    tools_list.add_argument("--json", action="store_true", help="print as JSON")
+
+    added: set[str] = set()
+    for command, module_name in MODULE_COMMANDS.items():
+        if module_name in added:
+            continue
+        if whole or MODULE_COMMANDS.get(named or "") == module_name:
+            module = importlib.import_module(f"app.{module_name}")
+            (module.add_parsers if module_name == "history_command" else module.add_parser)(sub, parents)
+            added.add(module_name)
+        else:
+            sub.add_parser(command)
+    return parser
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("parley")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
+
+
+def _add_chat_parser(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    from app.provider_args import add_provider_arguments
+    from orchestration.limits import MAX_CALL_TIMEOUT, LoopLimits
 
     chat = sub.add_parser("chat", parents=parents, help="send one prompt and stream the answer (tools included); "
                                                         "saved unless --no-save",
@@ -69,18 +147,24 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--provider", metavar="NAME",
                       help="a provider from `parley providers list`, with its key from the keyring (default: the "
                            "default provider, unless --preset, --base-url or --kind is given)")
-    chat.add_argument("--conversation", type=_positive_int, metavar="ID",
-                      help="continue a saved conversation (its current branch) instead of starting a new one")
+    chat.add_argument("-c", "--conversation", type=_positive_int, metavar="ID",
+                      help="continue a saved conversation (its current branch) instead of starting a new one, with "
+                           "its chat settings (provider, model, system prompt, tools, reasoning effort, temperature, "
+                           "output limit) where no flag says otherwise")
     chat.add_argument("--regenerate", action="store_true",
                       help="with --conversation: answer its last user message again, as a new branch")
+    chat.add_argument("--continue", dest="continue_answer", action="store_true",
+                      help="with --conversation: go on with its last answer where it stopped (after Ctrl+C or an "
+                           "error), in the same answer (the window's Continue)")
     chat.add_argument("--no-save", action="store_true", help="do not save this chat in the history")
     add_provider_arguments(chat, preset_alias=False)
     chat.add_argument("--model", help="model name as the provider knows it (default: the provider's default model)")
     chat.add_argument("--idle-timeout", type=_positive_float, metavar="SECONDS",
                       help="seconds without a byte before a stream is an error (default: 60, local servers 300)")
-    chat.add_argument("--system", help="a system prompt")
-    chat.add_argument("--tools", default="all", metavar="NAMES|all|none",
-                      help="comma-separated tool names, all (default) or none")
+    chat.add_argument("--system", help="a system prompt (\"\" for none; default: the conversation's, else the "
+                                       "settings' chat.system_prompt)")
+    chat.add_argument("--tools", default=None, metavar="NAMES|all|none",
+                      help="comma-separated tool names, all (default, or the conversation's) or none")
     chat.add_argument("--over-budget", action="store_true",
                       help="send even when this month's spend has reached usage.monthly_budget_usd")
     chat.add_argument("--approve", choices=["all", "none"], default=None,
@@ -99,9 +183,16 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"],
                       help="ask for more or less reasoning, where the model supports it")
     chat.add_argument("--max-output-tokens", type=_positive_int, help="limit the answer length in tokens")
+    chat.add_argument("--temperature", type=_temperature, metavar="T",
+                      help="sampling temperature, from 0 (up to 1 or 2, as the wire format takes; refused where the "
+                           "model takes none)")
     chat.add_argument("--no-stream", action="store_true", help="ask for the whole answer at once")
     chat.add_argument("--no-reasoning", action="store_true", help="do not print reasoning to stderr")
     chat.add_argument("--json", action="store_true", help="print every run event as one JSON line")
+
+
+def _add_models_parser(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    from app.provider_args import add_provider_arguments
 
     models = sub.add_parser("models", parents=parents,
                             help="list a provider's models, or the local servers already running",
@@ -111,18 +202,6 @@ def build_parser() -> argparse.ArgumentParser:
     models.add_argument("--local", action="store_true",
                         help="look for Ollama, LM Studio, llama.cpp and vLLM on this machine instead")
     models.add_argument("--json", action="store_true", help="print as JSON")
-
-    tools = sub.add_parser("tools", parents=parents, help="list the tools the model can use")
-    tools_sub = tools.add_subparsers(dest="tools_command", metavar="ACTION")
-    tools_list = tools_sub.add_parser("list", help="list the registered tools")
-    tools_list.add_argument("--json", action="store_true", help="print as JSON")
-
-    keys_command.add_parser(sub, parents)
-    providers_command.add_parser(sub, parents)
-    mcp_command.add_parser(sub, parents)
-    history_command.add_parsers(sub, parents)
-    usage_command.add_parser(sub, parents)
-    return parser
 
 
 def _dispatch(args: argparse.Namespace) -> int | None:
@@ -150,6 +229,10 @@ def _dispatch(args: argparse.Namespace) -> int | None:
         from app.providers_command import run_providers
 
         return run_providers(args)
+    if args.command == "local":
+        from app.local_command import run_local
+
+        return run_local(args)
     if args.command == "usage":
         from app.usage.command import run_usage
 
@@ -187,32 +270,46 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    from app.mcp_command import split_server_command
+    argv = list(sys.argv[1:] if argv is None else argv)
+    server_command = None
+    if _named_command(argv) is not None:  # a command: httpx may be imported, without its own CLI's libraries
+        from app.lean_imports import import_httpx
 
-    parser = build_parser()
-    argv, server_command = split_server_command(list(sys.argv[1:] if argv is None else argv))
+        import_httpx()
+    if "mcp" in argv:
+        from app.mcp_command import split_server_command
+
+        argv, server_command = split_server_command(argv)
+    parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
         if server_command is not None:
             args.server_command = server_command
     except SystemExit as exc:  # argparse exits 2 on bad usage and 0 for --help
         return int(exc.code or 0)
-    from app.storage import NotFoundError
-
     try:
         code = _dispatch(args)
-    except (UsageError, NotFoundError) as exc:
-        print(f"parley: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except EnvironmentProblem as exc:
         print(f"parley: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except Exception as exc:
+        if not (isinstance(exc, UsageError) or _not_found(exc)):
+            raise
+        print(f"parley: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if code is not None:
         return code
     if args.command is None:
         return _open_window(args)
     parser.print_help()
     return EXIT_OK
+
+
+def _not_found(exc: Exception) -> bool:
+    """A history lookup of a missing id. Checked without importing the database layer: when it was never
+    imported, nothing can have raised its error."""
+    history = sys.modules.get("app.storage.history")
+    return history is not None and isinstance(exc, history.NotFoundError)
 
 
 if __name__ == "__main__":

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from app.paths import AppPaths, resolve_paths
-from app.secrets import SecretStore
 from app.settings import Settings, load_settings
-from app.storage import History
+
+if TYPE_CHECKING:  # the database layer and the keyring load when a command opens them
+    from app.secrets import SecretStore
+    from app.storage import History
 
 
 def paths_from_args(args: argparse.Namespace) -> AppPaths:
@@ -30,8 +33,12 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 def open_history(args: argparse.Namespace) -> History:
     """The history database; raises StorageError (naming the file) when it cannot be opened."""
+    from app.storage import History
+
     return History.open(paths_from_args(args).database)
 
 
 def secret_store() -> SecretStore:
+    from app.secrets import SecretStore
+
     return SecretStore()

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from app.history_view import chat_messages
 from app.live_runs import LiveRun, LiveRuns
 from app.storage import History
+from app.storage.branches import versions
 from app.storage.records import MessageRecord
 from app.storage.run_view import run_view_events
 from orchestration.events import RunEvent
@@ -31,11 +32,13 @@ def stored_state(history: History, conversation_id: int) -> ConversationState:
     return ConversationState.from_stored(conversation_id, run_view_events(history, runs[-1].id))
 
 
-def before_live_answer(records: list[MessageRecord]) -> list[MessageRecord]:
+def before_live_answer(records: list[MessageRecord], run_id: str | None = None) -> list[MessageRecord]:
     """The stored messages up to the question a going run answers: its checkpointed answer is shown from the
-    run's own events instead, so it is not shown twice."""
+    run's own events instead, so it is not shown twice. A run that continues an answer stopped early (run
+    ``run_id``) keeps that answer's earlier part, which is not in its events."""
     last_question = max((i for i, r in enumerate(records) if r.role == "user"), default=-1)
-    return records[:last_question + 1]
+    earlier = [r for r in records[last_question + 1:] if run_id is not None and r.run_id != run_id]
+    return records[:last_question + 1] + earlier
 
 
 class ConversationViews:
@@ -71,14 +74,17 @@ class ConversationViews:
         live = self.runs.get(conversation_id)
         if live is not None and self.runs.is_running(conversation_id):
             state = self.states.get(conversation_id)
-            records = before_live_answer(records)
+            ids = live.recorder.ids if live.recorder is not None else None
+            records = before_live_answer(records, ids.run_id if ids is not None else None)
         else:
             state = stored_state(history, conversation_id)
         self._leave()
         self.states.put(state)
         self.shown = conversation_id
         self.window.approval.clear()
-        display.show_state(self.window, state, chat_messages(records, visibility_of, footers))
+        shown = chat_messages(records, visibility_of, versions(history, conversation_id),
+                              footers)  # ‹ 2/3 › (chat_actions.py)
+        display.show_state(self.window, state, shown)
         if live is not None and live.approver is not None:
             live.approver.show_again()
 

@@ -8,8 +8,10 @@ validation errors for those messages.
 from __future__ import annotations
 
 import errno
+from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
+if TYPE_CHECKING:  # the CLI imports this module before it knows whether it needs pydantic
+    from pydantic import ValidationError
 
 # How many validation errors are spelled out in a message; the rest are counted.
 MAX_REPORTED_ERRORS = 3

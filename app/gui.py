@@ -17,8 +17,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from app import startup_trace
 from widgets.main_window import MainWindow
 from widgets.theme import apply_theme
+
+FIRST_PAINT_WAIT_MS = 3_000  # the session is opened after the first paint, or after this if none comes
 
 if TYPE_CHECKING:
     from app.chat_session import ChatSession
@@ -29,6 +32,9 @@ if TYPE_CHECKING:
 def attach_session(window: MainWindow, data_dir: str | None = None, secrets: SecretStore | None = None, *,
                    discover: bool = True, theme: ThemeController | None = None) -> ChatSession:
     """Open settings, history and keyring and connect them to ``window``."""
+    from app.lean_imports import import_httpx
+
+    import_httpx()
     from app.chat_session import ChatSession
     from app.paths import resolve_paths
     from app.secrets.store import SecretStore
@@ -45,7 +51,8 @@ def attach_session(window: MainWindow, data_dir: str | None = None, secrets: Sec
     except StorageError as problem:
         problems.append(f"{problem} Conversations in this session will not be saved.")
     return ChatSession(window, history, loaded.settings, paths.settings, secrets or SecretStore(),
-                       tool_registry, storage_problem=" ".join(problems) or None, discover=discover, theme=theme)
+                       tool_registry, storage_problem=" ".join(problems) or None, discover=discover, theme=theme,
+                       engine_dir=paths.data_dir)
 
 
 def build_window(data_dir: str | None = None, secrets: SecretStore | None = None, *,
@@ -69,16 +76,28 @@ def main(data_dir: str | None = None) -> int:
     theme = apply_theme(app, "system")
     theme.scheme_applied.connect(window.follow_theme)
     window.follow_theme(theme.scheme or "light")
-    window.show()
     sessions: list[ChatSession] = []
 
     def attach() -> None:
+        if sessions:
+            return
         session = attach_session(window, data_dir, theme=theme)
         sessions.append(session)
         window.composer.setEnabled(True)
         window.composer.focus_input()
+        startup_trace.mark("ready")
+        quit_after = startup_trace.quit_after()
+        if quit_after is not None:
+            QTimer.singleShot(int(quit_after * 1000), app.quit)
 
-    QTimer.singleShot(0, attach)
+    def painted() -> None:
+        startup_trace.mark("painted")
+        QTimer.singleShot(0, attach)  # the session opens once the first frame is on screen, never before it
+
+    first_paint = startup_trace.on_first_paint(window, painted)
+    window.show()
+    QTimer.singleShot(FIRST_PAINT_WAIT_MS, attach)  # a window that is never painted (minimised) still opens
+
     closed = asyncio.Event()
     def quitting() -> None:
         for session in sessions:
@@ -99,6 +118,7 @@ def main(data_dir: str | None = None) -> int:
     app.aboutToQuit.connect(quitting)
     with loop:
         loop.run_until_complete(closed.wait())
+        del first_paint
         for session in sessions:
             loop.run_until_complete(session.aclose())
     for session in sessions:

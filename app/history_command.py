@@ -14,6 +14,7 @@ from pathlib import Path
 from app.cli_common import EXIT_OK, UsageError
 from app.cli_context import open_history
 from app.errors import EnvironmentProblem, describe_os_error
+from app.storage.branches import versions
 from app.storage.exchange import export_json, import_conversation, read_export
 from app.storage.markdown import export_markdown, format_time
 from app.storage.search import DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, HistorySearch, SearchQueryError
@@ -99,14 +100,14 @@ def _show(args: argparse.Namespace) -> int:
     with open_history(args) as history:
         conversation = history.conversation(args.id)
         branch = history.branch(args.id)
-        siblings = {m.id: len(history.children(args.id, m.parent_id)) for m in branch}
+        found = versions(history, args.id)  # the same count and position the window's ‹ 2/3 › shows
     if args.json:
         print(json.dumps({"conversation": asdict(conversation), "messages": [asdict(m) for m in branch]}, indent=2))
         return EXIT_OK
     print(f"{conversation.id}: {conversation.title}")
     for m in branch:
         note = "" if m.status == "complete" else f" [{m.status}]"
-        alternatives = f" (1 of {siblings[m.id]} versions)" if siblings[m.id] > 1 else ""
+        alternatives = f" ({found[m.id].position} of {found[m.id].count} versions)" if found[m.id].count > 1 else ""
         calls = f" [tools: {', '.join(c.name for c in m.tool_calls)}]" if m.tool_calls else ""
         print(f"  #{m.id} {m.role}{note}{alternatives}{calls}: {_preview(m.content)}")
     return EXIT_OK

@@ -2,42 +2,66 @@
 
 A run stores one assistant message per model call (see app/storage/run_recorder.py). The reader wants one
 answer with its tool chips where they happened, so consecutive assistant messages after a user message are
-joined, and each tool call's offset is moved by the length of the text before it.
+joined, and each tool call's offset is moved by the length of the text before it. Each bubble carries the id
+of its first stored message and, when it has several versions, which one it is (for the message actions).
+An answer continued after Stop is one bubble whose state is that of its latest part.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
+from app.storage.branches import Versions
 from app.storage.records import MessageRecord
 from orchestration.tool_outcome import duplicate_of
 from widgets.chat_view import ChatMessage, ToolChip
 
 STATUS_RANK = {"complete": 0, "interrupted": 1, "error": 2, "streaming": 1}
+LENGTH_NOTICE = "The answer hit the output token limit."  # as the live view says it (widgets/chat_view.py)
+
+
+def _versions(record: MessageRecord, versions: dict[int, Versions] | None) -> tuple[int, int] | None:
+    found = (versions or {}).get(record.id)
+    return (found.position, found.count) if found is not None and found.count > 1 else None
 
 
 def chat_messages(records: Iterable[MessageRecord],
                   visibility_of: Callable[[str], str] = lambda name: "primary",
+                  versions: dict[int, Versions] | None = None,
                   footers: Mapping[str, tuple[str, str]] | None = None) -> list[ChatMessage]:
     """``visibility_of`` gives a tool's visibility by name (hidden tools get no chip, as while streaming);
-    ``footers`` an answer's footer and its tooltip by run id (app/usage/window.py)."""
+    ``versions`` (app/storage/branches.py) adds the ‹ 2/3 › switcher to messages with siblings; ``footers`` an
+    answer's tokens and cost and its tooltip by run id (app/usage/window.py)."""
     shown: list[ChatMessage] = []
     joining = False
+    last_run: str | None = None
+    cut_short = False  # the answer being joined ended at the output token limit
+
+    def end_answer() -> None:
+        nonlocal cut_short
+        if cut_short:
+            shown.append(ChatMessage("notice", LENGTH_NOTICE))
+        cut_short = False
+
     for record in records:
         if record.role == "user":
-            shown.append(ChatMessage("user", record.content))
+            end_answer()
+            shown.append(ChatMessage("user", record.content, ref=record.id, versions=_versions(record, versions)))
             joining = False
             continue
         if record.role != "assistant":
             continue
+        continued = joining and record.run_id != last_run  # a later run went on with this answer
+        last_run = record.run_id
         if not joining:
-            shown.append(ChatMessage("assistant", ""))
+            shown.append(ChatMessage("assistant", "", ref=record.id, versions=_versions(record, versions)))
             joining = True
         answer = shown[-1]
         if footers and record.run_id in footers:
             answer.footer, answer.footer_detail = footers[record.run_id]
         base = len(answer.text)
-        if answer.text and record.content and not answer.text.endswith("\n"):
+        cut_short = record.finish_reason == "length"
+        if answer.text and record.content and not answer.text.endswith("\n") and not continued:
             answer.text += "\n\n"
             base = len(answer.text)
         answer.text += record.content
@@ -47,12 +71,15 @@ def chat_messages(records: Iterable[MessageRecord],
             answer.tools.append(ToolChip(
                 id=call.call_id, name=call.name, arguments=call.arguments,
                 visibility=visibility_of(call.name),
-                status=output.status if output else "error",
-                result=output.content if output else "(no result was stored)",
+                # no stored result: the run ended before the call ran (Stop while it waited for approval, an
+                # error), which the live chip says as "not run (the run ended first)"
+                status=output.status if output else "stopped",
+                result=output.content if output else "",
                 duration_ms=output.duration_ms if output else None,
                 offset=base + min(call.text_offset, len(record.content)),
                 repeated=call.call_id in repeats))
         status = "interrupted" if record.status == "streaming" else record.status
-        if STATUS_RANK.get(status, 0) > STATUS_RANK.get(answer.status, 0):
+        if continued or STATUS_RANK.get(status, 0) > STATUS_RANK.get(answer.status, 0):
             answer.status = status
+    end_answer()
     return shown

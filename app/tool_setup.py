@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.settings import Settings
 from tools import FetchSettings, SearchSettings, WorkspaceSettings, default_registry
-from tools.mcp import McpManager
 from tools.registry import ToolRegistry
+
+if TYPE_CHECKING:  # the MCP SDK loads when servers are started, not when this module is imported
+    from tools.mcp import McpManager
 
 MCP_CONNECT_TIMEOUT_S = 15.0  # how long the CLI waits for MCP servers to connect before a run or a listing
 
@@ -31,6 +34,8 @@ def search_settings(settings: Settings) -> SearchSettings:
 
 def mcp_manager(settings: Settings, secret_lookup: Callable[[str], str | None]) -> McpManager:
     """A manager for the configured MCP servers, not started yet (``start()`` needs a running event loop)."""
+    from tools.mcp import McpManager
+
     return McpManager(settings.mcp_servers, secret_lookup)
 
 

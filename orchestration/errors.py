@@ -278,6 +278,12 @@ def error_from_response(
     elif (error.retryable and status >= 500 and status not in _TRANSIENT_STATUSES
           and is_deterministic(detail, provider_code)):
         error.retryable = False
+        # a server that reports a request it refuses as its own error (llama-cpp-python: 500 for a message it
+        # cannot validate): trying again later would not help, so the message does not say to
+        error.message = (f"{name} rejected the request ({status}): its message says the request is invalid. Check "
+                         "the model name and the request settings." + (f" The provider said: {detail}" if detail
+                                                                       else ""))
+        error.args = (error.message,)
     return error
 
 

@@ -1,6 +1,7 @@
 """Screenshots of the real window (``make screenshots``): a tool-using answer (heading, list, table, inline and
-display math, quote, code block) with reasoning and search results,
-the run inspector, a conversation search, and the preferences, in the light and the dark theme.
+display math, quote, code block) with reasoning and search results, a regenerated answer with its message
+actions and ‹ 2/2 › switcher, the run inspector, a conversation search, the preferences, and the composer's chat
+settings and tool picker, in the light and the dark theme.
 
 Runs the app against a scripted OpenAI-compatible server and a SearXNG-shaped search server, both on loopback,
 each theme in its own fresh data folder (under ``$TMPDIR/parley-screenshots``, emptied first) holding a few
@@ -77,6 +78,10 @@ EARLIER = [
      "Start around **70 %**: wet enough for an open crumb, still easy to shape.", False),
 ]
 
+# The second answer to one of the earlier conversations, asked for with Regenerate.
+BIRDS_AGAIN = ("Besides **New Caledonian crows**, woodpecker finches on the Galápagos use cactus spines to pry "
+               "out grubs, and some herons drop bait on the water to lure fish.")
+
 RESULTS = {"query": "sea otters tools", "results": [
     {"url": "https://en.wikipedia.org/wiki/Sea_otter", "title": "Sea otter - Wikipedia",
      "content": "The sea otter is a marine mammal native to the coasts of the northern North Pacific Ocean.",
@@ -94,6 +99,8 @@ def model(request: Request) -> Response | None:
         return Response.json(RESULTS)
     if request.path != "/v1/chat/completions":
         return None
+    if request.json["messages"][-1]["content"] == EARLIER[2][1]:
+        return stream_response(BIRDS_AGAIN)
     if not any(m["role"] == "tool" for m in request.json["messages"]):
         return stream_response("Let me search for that.",
                                reasoning="The user asks how sea otters use tools. I should search the web first "
@@ -152,6 +159,46 @@ def unclean(window, session, errors: list[str], finish_reason: str) -> list[str]
     return problems
 
 
+def shoot_message_actions(loop, window, session, path: Path) -> bool:
+    """Regenerate the answer of the crows conversation, then show the action bar over it: the chat with the
+    bar and the ‹ 2/2 › switcher. False (and a message) when the state is not what a user would see."""
+    crows = next(c.id for c in session.history.list_conversations() if c.title == EARLIER[2][0])
+    session.open_conversation(crows)
+    done = loop.create_future()
+    session.controller.event_emitted.connect(
+        lambda e, d=done: d.set_result(e) if e.type == "done" and not d.done() else None)
+    question = window.chat_view.messages()[0].ref
+    session.actions.answer_again(question, "", "")
+    finished = loop.run_until_complete(asyncio.wait_for(done, 30))
+    loop.run_until_complete(asyncio.sleep(0.3))
+    answer = window.chat_view.messages()[-1]
+    if finished.finish_reason != "stop" or answer.versions != (2, 2) or answer.text != BIRDS_AGAIN:
+        print(f"screenshots: not saved: the regenerated answer is {answer}", file=sys.stderr)
+        return False
+    actions = session.actions.actions
+    actions.hovered = len(window.chat_view.messages()) - 1
+    actions.set_busy(False)
+    loop.run_until_complete(asyncio.sleep(0.2))
+    if not actions.bar.isVisible():
+        print("screenshots: not saved: the message actions are not shown", file=sys.stderr)
+        return False
+    window.grab().save(str(path))
+    actions.reset()
+    return True
+
+
+def save_with_popup(window, popup, path: Path) -> None:
+    """The window with a popup (a separate top-level widget, which ``window.grab()`` leaves out) drawn where it
+    shows on screen."""
+    from PySide6.QtGui import QPainter
+
+    picture = window.grab()
+    painter = QPainter(picture)
+    painter.drawPixmap(window.mapFromGlobal(popup.pos()), popup.grab())
+    painter.end()
+    picture.save(str(path))
+
+
 def main(argv: list[str]) -> int:
     import argparse
 
@@ -162,6 +209,7 @@ def main(argv: list[str]) -> int:
     from app.paths import resolve_paths
     from app.settings import ProviderSettings, Settings, save_settings
     from tools.mcp import McpServerSettings
+    from widgets.chat_settings_popover import ChatOptions
     from widgets.main_window import MainWindow
     from widgets.theme import apply_theme
 
@@ -218,7 +266,6 @@ def main(argv: list[str]) -> int:
             done = loop.create_future()
             session.controller.event_emitted.connect(
                 lambda e, d=done: d.set_result(e) if e.type == "done" and not d.done() else None)
-            window.composer.set_reasoning_effort("medium")
             session.send("How do sea otters use tools?")
             finished = loop.run_until_complete(asyncio.wait_for(done, 30))
             settle(0.3)
@@ -244,6 +291,13 @@ def main(argv: list[str]) -> int:
             session.search("")
             settle()
 
+            otters = session.conversation_id
+            if not shoot_message_actions(loop, window, session, out / f"message-actions-{theme}.png"):
+                loop.run_until_complete(session.aclose())
+                return 1
+            session.open_conversation(otters)
+            settle()
+
             window.toggle_inspector()
             window.inspector.flush()
             window.inspector.timeline.setCurrentItem(window.inspector.timeline.topLevelItem(0).child(0))
@@ -262,6 +316,20 @@ def main(argv: list[str]) -> int:
                     settle()
                     preferences.grab().save(str(out / f"preferences-{name}-light.png"))
                 preferences.reject()
+                window.toggle_inspector()  # closed again, so the composer's popups are seen against the chat
+                composer = window.composer
+                composer.set_chat_options(ChatOptions("You are a marine biologist. Answer in short paragraphs and "
+                                                      "name your sources.", temperature=0.4,
+                                                      max_output_tokens=2048))
+                composer.chat_settings_button().show_popover()
+                settle()
+                save_with_popup(window, composer.chat_settings_button().popover, out / "chat-settings-light.png")
+                composer.chat_settings_button().popover.hide()
+                composer.set_selected_tools(("calculate", "web_search", "web_fetch", "time__get_current_time"))
+                composer.tool_picker().show_popup()
+                settle()
+                save_with_popup(window, composer.tool_picker().popup, out / "tool-picker-light.png")
+                composer.tool_picker().popup.hide()
             loop.run_until_complete(session.aclose())
             session.history.close()
             window.close()

@@ -7,14 +7,38 @@ package depends on the loop's contract and not the other way round.
 ``default_registry()`` is the starting point for the app: a fresh registry holding the built-in tools, the web
 tools (``web_search``, ``web_fetch``; DuckDuckGo needs no key) and, when the user chose workspace folders, the
 file tools. Callers may register more (MCP tools) without affecting other registries.
+
+The names load on first use (PEP 562), so that importing one light module of the package (a settings model, a
+server's status) does not import every tool with its libraries.
 """
 
 from __future__ import annotations
 
-from tools.builtin import builtin_tools
-from tools.files import WorkspaceSettings, workspace_tools
-from tools.registry import DuplicateToolError, Tool, ToolRegistry, UnknownToolError
-from tools.web import FetchSettings, SearchSettings, SecretLookup, no_secrets, web_tools
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tools.builtin import builtin_tools
+    from tools.files import WorkspaceSettings, workspace_tools
+    from tools.registry import DuplicateToolError, Tool, ToolRegistry, UnknownToolError
+    from tools.web import FetchSettings, SearchSettings, SecretLookup, no_secrets, web_tools
+
+_HOMES = {
+    "builtin_tools": "tools.builtin", "WorkspaceSettings": "tools.files", "workspace_tools": "tools.files",
+    "DuplicateToolError": "tools.registry", "Tool": "tools.registry", "ToolRegistry": "tools.registry",
+    "UnknownToolError": "tools.registry", "FetchSettings": "tools.web", "SearchSettings": "tools.web",
+    "SecretLookup": "tools.web", "no_secrets": "tools.web", "web_tools": "tools.web",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'tools' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DuplicateToolError",
@@ -27,6 +51,7 @@ __all__ = [
     "WorkspaceSettings",
     "builtin_tools",
     "default_registry",
+    "no_secrets",
     "web_tools",
     "workspace_tools",
 ]
@@ -39,6 +64,11 @@ def default_registry(search: SearchSettings | None = None, fetch: FetchSettings 
 
     Without arguments: default settings (DuckDuckGo search, no keys, no workspace).
     """
+    from tools.builtin import builtin_tools
+    from tools.files import WorkspaceSettings, workspace_tools
+    from tools.registry import ToolRegistry
+    from tools.web import no_secrets, web_tools
+
     registry = ToolRegistry(builtin_tools())
     for tool in web_tools(search, fetch, secret_lookup or no_secrets):
         registry.register(tool)

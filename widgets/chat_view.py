@@ -6,6 +6,8 @@ rendered by a frame timer (``FRAME_MS``) through ``StreamingMarkdown``, which ke
 re-renders only the unfinished tail. Tool calls appear as chips where they happened in the answer; clicking a
 chip expands it to its arguments and result. Links open in the system browser; remote images are never loaded.
 Long histories show the most recent ``PAGE_SIZE`` messages and load older pages when scrolled to the top.
+Each message's place in the document is kept (``message_at``, ``message_rect``) for the per-message actions
+(widgets/message_actions.py); a message with other versions shows a ``‹ 2/3 ›`` switcher beside its label.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QRect, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
@@ -32,7 +34,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from orchestration.tool_outcome import normalized_key
-from widgets.code_highlighter import CodeHighlighter, warm_up
+from widgets.code_highlighter import CodeHighlighter, warm_up_after_paint
 from widgets.cost_text import AnswerUsage
 from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at, colors_of, start_block
 from widgets.markdown_render import StreamingMarkdown, append_markdown
@@ -45,7 +47,6 @@ HEADER_SPACING_PX = 14  # space above each "You" / "Assistant" label
 PAGE_SIZE = 60  # messages rendered per page of history
 TOP_THRESHOLD_PX = 40  # scrolling this close to the top loads the previous page
 BOTTOM_SLACK_PX = 8  # within this of the bottom counts as "at the bottom" for auto-scroll
-WARM_UP_DELAY_MS = 50  # syntax lexers are built this long after the view is created, while the app is idle
 
 QUOTE_BAR_PX = 3  # width of the bar drawn left of a quote
 LABEL_COLOUR = "#7a7f87"  # "You" / "Assistant" and notices
@@ -77,6 +78,8 @@ class ChatMessage:
     text: str
     tools: list[ToolChip] = field(default_factory=list)
     status: str = "complete"  # complete | interrupted | error
+    ref: int | None = None  # the stored message it shows (its first, for an answer); None while streaming
+    versions: tuple[int, int] | None = None  # (position, count) among its versions, when it has several
     footer: str = ""  # an answer's tokens and cost (widgets/cost_text.py), in small type under it
     footer_detail: str = ""  # the footer's tooltip
 
@@ -95,8 +98,36 @@ def _one_block(text: str) -> str:
     return visible_controls(text.replace("\r\n", "\n")).replace("\n", "\u2028")
 
 
+VERSION_SCHEME = "parley-version"  # the switcher's links: parley-version:<ref>:<step>
+
+
+def write_switcher(cursor: QTextCursor, message: ChatMessage, link: QColor) -> None:
+    """``‹ 2/3 ›`` after a message's label when it has other versions; the arrows are links (grey at either
+    end). Written as formatted text, as the chips are (widgets/tool_chip_text.py)."""
+    if message.versions is None or message.ref is None or message.versions[1] < 2:
+        return
+    position, count = message.versions
+    grey = _label_format()
+
+    def arrow(glyph: str, step: int, live: bool) -> None:
+        if not live:
+            cursor.insertText(glyph, grey)
+            return
+        anchor = QTextCharFormat()
+        anchor.setAnchor(True)
+        anchor.setAnchorHref(f"{VERSION_SCHEME}:{message.ref}:{step}")
+        anchor.setForeground(link)
+        cursor.insertText(glyph, anchor)
+
+    cursor.insertText("\u00a0\u00a0\u00a0", grey)
+    arrow("‹", -1, position > 1)
+    cursor.insertText(f"\u00a0{position}/{count}\u00a0", grey)
+    arrow("›", 1, position < count)
+
+
 class ChatView(QTextBrowser):
     older_history_wanted = Signal()
+    version_step_requested = Signal(int, int)  # message ref, -1 or +1 (the ‹ › switcher)
 
     def __init__(self, parent: QWidget | None = None, *, frame_ms: int = FRAME_MS,
                  open_url: Callable[[QUrl], object] = QDesktopServices.openUrl) -> None:
@@ -120,6 +151,7 @@ class ChatView(QTextBrowser):
         self._region: StreamingMarkdown | None = None
         self._chips: dict[str, tuple[ToolChip, QTextCursor]] = {}
         self._history: list[ChatMessage] = []
+        self._starts: list[tuple[int, QTextCursor]] = []  # (index in _history, cursor at its label), as shown
         self._answer_usage = AnswerUsage()  # the streaming run's usage events, for its answer's footer
         self._shown_from = 0
         self._streaming = False
@@ -128,7 +160,7 @@ class ChatView(QTextBrowser):
         self._click_position: int | None = None  # where the last mouse click landed, for a code block's Copy
         self._bars_from = 0  # the block the last quote-bar paint started at
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
-        QTimer.singleShot(WARM_UP_DELAY_MS, warm_up)
+        warm_up_after_paint(self.viewport())  # syntax lexers, built one at a time once the view is on screen
 
     def set_dark(self, dark: bool) -> None:
         """Answer and code colours for a dark or light background; shown answers are drawn again in them."""
@@ -226,15 +258,17 @@ class ChatView(QTextBrowser):
         document = self.document()
         document.clear()
         self._chips.clear()
-        for message in self._history[self._shown_from:]:
-            self._render_message(message)
+        self._starts.clear()
+        for index in range(self._shown_from, len(self._history)):
+            self._render_message(self._history[index], index)
 
-    def _render_message(self, message: ChatMessage) -> None:
+    def _render_message(self, message: ChatMessage, index: int) -> None:
+        self._mark_start(index)
         if message.role == "user":
-            self._header("You")
+            self._header("You", message)
             self._markdown(message.text)
         elif message.role == "assistant":
-            self._header("Assistant")
+            self._header("Assistant", message)
             position = 0
             for chip in sorted(message.tools, key=lambda c: c.offset or 0):
                 cut = chip.offset if chip.offset is not None else len(message.text)
@@ -256,6 +290,7 @@ class ChatView(QTextBrowser):
     # --- streaming ----------------------------------------------------------------------------------
     def add_user_message(self, text: str) -> None:
         self._history.append(ChatMessage("user", text))
+        self._mark_start(len(self._history) - 1)
         self._header("You")
         self._markdown(text)
         self.scroll_to_bottom()
@@ -264,6 +299,7 @@ class ChatView(QTextBrowser):
         self._streaming = True
         self._stick_to_bottom = self._at_bottom()
         self._history.append(ChatMessage("assistant", ""))
+        self._mark_start(len(self._history) - 1)
         self._header("Assistant")
         self._region = None
 
@@ -376,6 +412,7 @@ class ChatView(QTextBrowser):
     def add_error(self, message: str) -> None:
         self._close_region()
         self._history.append(ChatMessage("error", message))
+        self._mark_start(len(self._history) - 1)
         self._error_block(message)
         self._keep_bottom()
 
@@ -430,12 +467,61 @@ class ChatView(QTextBrowser):
     def _cursor_at_end(self, block_format: QTextBlockFormat | None = None) -> QTextCursor:
         return start_block(self.document(), block_format or QTextBlockFormat(), QTextCharFormat())
 
-    def _header(self, who: str) -> None:
+    def _header(self, who: str, message: ChatMessage | None = None) -> None:
         spaced = QTextBlockFormat()
         if not self.document().isEmpty():
             spaced.setTopMargin(HEADER_SPACING_PX)
         cursor = self._cursor_at_end(spaced)
         cursor.insertText(who, _label_format(bold=True))
+        if message is not None:
+            write_switcher(cursor, message, self.palette().color(QPalette.ColorRole.Link))
+
+    # --- where each message is (for the message actions) ---------------------------------------------
+    def _mark_start(self, index: int) -> None:
+        """Remember where message ``index`` begins: at the block added after the current end."""
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.setKeepPositionOnInsert(True)  # stays before what is appended
+        self._starts.append((index, cursor))
+
+    def _start_positions(self) -> list[tuple[int, int]]:
+        """(index, document position of its first block) of each rendered message."""
+        return [(index, cursor.position() + (1 if cursor.position() else 0)) for index, cursor in self._starts]
+
+    def message_at(self, position: int) -> int | None:
+        """The index (in ``messages``) of the rendered message holding document ``position``."""
+        found = None
+        for index, start in self._start_positions():
+            if start > position:
+                break
+            found = index
+        return found
+
+    def label_rect(self, index: int) -> QRect | None:
+        """Where the first line of message ``index`` (its "You" / "Assistant" label) is in the viewport."""
+        rect = self.message_rect(index)
+        if rect is None:
+            return None
+        start = dict(self._start_positions())[index]
+        block = self.document().documentLayout().blockBoundingRect(self.document().findBlock(start))
+        return QRect(rect.left(), rect.top(), rect.width(), max(1, int(block.height())))
+
+    def message_rect(self, index: int) -> QRect | None:
+        """Where message ``index`` is in the viewport (None when it is not rendered)."""
+        document = self.document()
+        layout = document.documentLayout()
+        starts = self._start_positions()
+        for n, (shown, start) in enumerate(starts):
+            if shown != index:
+                continue
+            top = layout.blockBoundingRect(document.findBlock(start)).top()
+            if n + 1 < len(starts):
+                bottom = layout.blockBoundingRect(document.findBlock(starts[n + 1][1])).top()
+            else:
+                bottom = layout.blockBoundingRect(document.lastBlock()).bottom()
+            scrolled = self.verticalScrollBar().value()
+            return QRect(0, int(top) - scrolled, self.viewport().width(), max(1, int(bottom - top)))
+        return None
 
     def _markdown(self, text: str) -> None:
         if text.strip():
@@ -517,6 +603,10 @@ class ChatView(QTextBrowser):
         if url.toString() == COPY_URL:
             position = self._click_position if self._click_position is not None else self.textCursor().position()
             self.copy_code_at(position)
+            return
+        if url.scheme() == VERSION_SCHEME:
+            ref, _, step = url.path().partition(":")
+            self.version_step_requested.emit(int(ref), int(step))
             return
         if url.scheme() == "parley-tool":
             entry = self._chips.get(url.path())

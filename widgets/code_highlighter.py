@@ -11,13 +11,18 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument, QTextFormat
+
+from widgets.first_paint import after_first_paint
 
 LIGHT_STYLE = "default"
 DARK_STYLE = "monokai"
 MAX_HIGHLIGHTED_LINE = 2_000  # characters; longer lines (minified code) stay plain
 WARM_LANGUAGES = ("python", "javascript", "typescript", "bash", "json", "rust", "go", "c", "cpp", "java", "sql",
                   "html", "css", "yaml")
+WARM_UP_DELAY_MS = 500  # after the first paint, while the session opens and the user starts reading
+WARM_UP_STEP_MS = 20  # between two lexers, so input and painting get their turn
 
 
 if TYPE_CHECKING:
@@ -54,6 +59,20 @@ def warm_up(languages: tuple[str, ...] = WARM_LANGUAGES) -> None:
         if lexer is not None:
             for _ in lexer.get_tokens("x = 1"):
                 pass
+
+
+def warm_up_after_paint(widget: QObject, languages: tuple[str, ...] = WARM_LANGUAGES,
+                        delay_ms: int = WARM_UP_DELAY_MS) -> None:
+    """``warm_up`` one language per event-loop turn, starting ``delay_ms`` after ``widget`` is first painted:
+    all at once they take hundreds of ms, which would hold back the window's first frame and stall input."""
+    pending = list(languages)
+
+    def step() -> None:
+        if pending:
+            warm_up((pending.pop(0),))
+            QTimer.singleShot(WARM_UP_STEP_MS, step)
+
+    after_first_paint(widget, lambda: QTimer.singleShot(delay_ms, step))
 
 
 class CodeHighlighter(QSyntaxHighlighter):

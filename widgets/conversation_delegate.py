@@ -52,8 +52,9 @@ class ConversationDelegate(QStyledItemDelegate):
         if title is None:  # a row without parts ("No matches"): the style draws its text
             super().paint(painter, option, index)
             return
+        # The row's frame and its hover or selection come from the view's option (its state); the roles that
+        # initStyleOption would read (a dozen calls into the model per row painted) draw nothing here.
         background = QStyleOptionViewItem(option)
-        self.initStyleOption(background, index)
         background.text = ""
         widget = option.widget
         style = widget.style() if widget is not None else QApplication.style()

@@ -2,21 +2,21 @@
 new / rename / delete / pin actions.
 
 It only shows what it is given and asks for changes through signals; the app reads and writes the database.
+The rows are a list model (widgets/conversation_model.py) in a ``QListView`` with rows of one height, so a
+history of 10,000 conversations fills and scrolls without a stall.
 """
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QHBoxLayout,
     QInputDialog,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
+    QListView,
     QMenu,
     QMessageBox,
     QPushButton,
@@ -24,40 +24,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from widgets.conversation_delegate import DETAIL_ROLE, PIECES_ROLE, PINNED_ROLE, TITLE_ROLE, ConversationDelegate
+from widgets.conversation_delegate import ConversationDelegate
+from widgets.conversation_model import ANSWERING_TEXT, ID_ROLE, ConversationItem, ConversationModel, SearchHit
 from widgets.icons import icon
-from widgets.safe_text import plain_tooltip, visible_controls
-from widgets.search_snippet import snippet_pieces, unmarked
 
 SEARCH_DEBOUNCE_MS = 200
-ID_ROLE = Qt.ItemDataRole.UserRole
-ANSWERING_TEXT = "Answering…"  # a conversation's second line while a run of it is going
 
-
-@dataclass(frozen=True)
-class ConversationItem:
-    id: int
-    title: str
-    updated_at: int  # epoch ms
-    pinned: bool = False
-    answering: bool = False  # a run of it is going (shown instead of the time)
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    conversation_id: int
-    title: str
-    snippet: str  # as the search found it: markdown, with the matched words between search_snippet's marks
-
-
-def _when(epoch_ms: int) -> str:
-    moment = datetime.datetime.fromtimestamp(epoch_ms / 1000)
-    today = datetime.date.today()
-    if moment.date() == today:
-        return moment.strftime("%H:%M")
-    if moment.year == today.year:
-        return moment.strftime("%d %b")
-    return moment.strftime("%Y-%m-%d")
+__all__ = ["ANSWERING_TEXT", "ID_ROLE", "ConversationItem", "ConversationList", "SearchHit"]
 
 
 RENAME_DIALOG_MIN_WIDTH_PX = 320  # the title field; it makes the dialog wide enough for its title
@@ -125,15 +98,19 @@ class ConversationList(QWidget):
         self.search_box.setPlaceholderText("Search conversations")
         self.search_box.setAccessibleName("Search conversations")
         self.search_box.setClearButtonEnabled(True)
-        self.list = QListWidget()
+        self.model = ConversationModel(self)
+        self.list = QListView()
+        self.list.setModel(self.model)
+        self.list.setUniformItemSizes(True)  # one row height: the view never measures 10,000 rows
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setAccessibleName("Conversations")
         self.list.setItemDelegate(ConversationDelegate(self.list))
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu)
-        self.list.itemActivated.connect(self._activated)
-        self.list.itemClicked.connect(self._activated)
+        self.list.activated.connect(self._activated)
+        self.list.clicked.connect(self._activated)
 
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -155,37 +132,14 @@ class ConversationList(QWidget):
         """Show conversations, pinned first, then the most recently updated."""
         self._searching = False
         self._items = {item.id: item for item in items}
-        ordered = sorted(items, key=lambda c: (not c.pinned, -c.updated_at))
-        self.list.clear()
-        for item in ordered:
-            title = visible_controls(item.title) or "Untitled"
-            when = ANSWERING_TEXT if item.answering else _when(item.updated_at)
-            row = QListWidgetItem(f"{'Pinned: ' if item.pinned else ''}{title}\n{when}")
-            row.setData(ID_ROLE, item.id)
-            row.setData(TITLE_ROLE, title)
-            row.setData(PINNED_ROLE, item.pinned)
-            row.setData(DETAIL_ROLE, when)
-            row.setToolTip(plain_tooltip(item.title))
-            self.list.addItem(row)
-            if item.id == selected:
-                self.list.setCurrentItem(row)
+        self.model.set_conversations(items)
+        row = None if selected is None else self.model.row_of(selected)
+        if row is not None:
+            self.list.setCurrentIndex(self.model.index(row, 0))
 
     def set_search_results(self, hits: list[SearchHit]) -> None:
         self._searching = True
-        self.list.clear()
-        if not hits:
-            empty = QListWidgetItem("No matches")
-            empty.setFlags(Qt.ItemFlag.NoItemFlags)
-            self.list.addItem(empty)
-        for hit in hits:
-            pieces = snippet_pieces(hit.snippet)
-            title = visible_controls(hit.title) or "Untitled"
-            row = QListWidgetItem(f"{title}\n{unmarked(pieces)}")
-            row.setData(ID_ROLE, hit.conversation_id)
-            row.setData(TITLE_ROLE, title)
-            row.setData(PIECES_ROLE, [(piece.text, piece.marked) for piece in pieces])
-            row.setToolTip(plain_tooltip(f"{hit.title}\n{unmarked(pieces)}" if hit.title else unmarked(pieces)))
-            self.list.addItem(row)
+        self.model.set_search_results(hits)
 
     @property
     def searching(self) -> bool:
@@ -196,20 +150,19 @@ class ConversationList(QWidget):
         self.search_box.selectAll()
 
     def ids_in_order(self) -> list[int]:
-        return [self.list.item(i).data(ID_ROLE) for i in range(self.list.count())
-                if self.list.item(i).data(ID_ROLE) is not None]
+        return self.model.ids_in_order()
 
     # --- actions ------------------------------------------------------------------------------------
-    def _activated(self, row: QListWidgetItem) -> None:
-        conversation_id = row.data(ID_ROLE)
+    def _activated(self, index: QModelIndex) -> None:
+        conversation_id = self.model.conversation_id(index.row()) if index.isValid() else None
         if conversation_id is not None:
-            self.conversation_selected.emit(int(conversation_id))
+            self.conversation_selected.emit(conversation_id)
 
     def _menu(self, point: QPoint) -> None:
-        row = self.list.itemAt(point)
-        if row is None or row.data(ID_ROLE) is None:
+        index = self.list.indexAt(point)
+        conversation_id = self.model.conversation_id(index.row()) if index.isValid() else None
+        if conversation_id is None:
             return
-        conversation_id = int(row.data(ID_ROLE))
         menu = QMenu(self)
         rename = menu.addAction("Rename…")
         item = self._items.get(conversation_id)

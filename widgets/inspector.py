@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from orchestration.run_trace import ModelCallTrace, RunSummary, RunTrace, ToolCallTrace, count_text
-from tools.mcp.connection import ServerStatus
+from tools.mcp.status import ServerStatus
 from widgets.cost_text import money
 from widgets.safe_text import plain_label, plain_tooltip
 

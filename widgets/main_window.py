@@ -6,6 +6,7 @@ provider to use is the app's job (``app/chat_session.py``), which connects to th
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -58,6 +59,7 @@ class Welcome(QWidget):
         self.notice.setAccessibleName("Welcome notice")
         self.notice.hide()
         self._found = ""  # what the search for local servers found, as shown
+        self._offline = ""  # how to answer offline right away (the built-in engine), as plain text
         self.buttons = QVBoxLayout()
         self.add_button = QPushButton("Add a provider…")
         self.add_button.setAccessibleName("Add a provider")
@@ -83,7 +85,14 @@ class Welcome(QWidget):
                  "kept in your system keyring.</p>")
         if not self.notice_text():  # a notice after a send says it already, in red
             intro += "<p>No provider is set up yet.</p>"
+        if self._offline:
+            intro += f"<p>{html.escape(self._offline)}</p>"
         self.text.setText(intro + self._found)
+
+    def set_offline_note(self, text: str) -> None:
+        """How to start without a provider (the built-in engine's model), or "" when there is none."""
+        self._offline = text
+        self._show_text()
 
     def notice_text(self) -> str:
         return self.notice.text() if not self.notice.isHidden() else ""

@@ -16,6 +16,8 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QWidget
 
+from widgets.message_actions import SHORTCUTS as MESSAGE_SHORTCUTS
+
 if TYPE_CHECKING:
     from widgets.main_window import MainWindow
 
@@ -25,6 +27,7 @@ SHORTCUTS = (
     ("Enter", "Send the message"), ("Shift+Enter", "New line in the message"), ("Esc", "Stop the answer"),
     ("Ctrl+Shift+C", "Copy the last answer"), ("Ctrl+I", "Run inspector"), ("Ctrl+,", "Preferences"),
     ("Ctrl+Shift+U", "Usage and cost"), ("Ctrl+Q", "Quit"),
+    *MESSAGE_SHORTCUTS,  # the per-message actions (widgets/message_actions.py)
 )
 
 

@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tools.mcp.connection import ServerStatus
 from tools.mcp.settings import ENV_NAME_PATTERN, SERVER_NAME_PATTERN, McpServerSettings, secret_entry
+from tools.mcp.status import ServerStatus
 from widgets.form_errors import error_label, with_error
 from widgets.list_form_tab import ListFormTab
 from widgets.preferences_keys import KeyActions, KeyRow

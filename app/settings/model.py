@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from app.engine.settings import EngineSettings
 from app.usage.settings import UsageSettings
 from orchestration.limits import LoopLimits
 from orchestration.providers.config import Capabilities
@@ -26,6 +27,7 @@ MAX_SEARCH_RESULTS = 20
 DEFAULT_FONT_SIZE = 11
 MIN_FONT_SIZE = 6
 MAX_FONT_SIZE = 48
+MAX_SYSTEM_PROMPT_CHARS = 100_000
 
 SearchBackend = Literal["tavily", "brave", "exa", "searxng"]
 ApprovalPolicy = Literal["ask", "allow", "deny"]
@@ -109,6 +111,13 @@ class UiSettings(_Section):
     font_size: int = Field(DEFAULT_FONT_SIZE, ge=MIN_FONT_SIZE, le=MAX_FONT_SIZE)
 
 
+class ChatDefaults(_Section):
+    """What a new chat starts with (a conversation then keeps its own: app/storage/chat_settings.py)."""
+
+    system_prompt: str = Field("", max_length=MAX_SYSTEM_PROMPT_CHARS, description="the system prompt of new chats; "
+                               "empty: none")
+
+
 class Settings(_Section):
     version: Literal[1] = SETTINGS_VERSION
     providers: list[ProviderSettings] = Field(default_factory=list)
@@ -117,12 +126,15 @@ class Settings(_Section):
     limits: LoopLimits = Field(default_factory=LoopLimits)
     tools: ToolSettings = Field(default_factory=ToolSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
+    chat: ChatDefaults = Field(default_factory=ChatDefaults)
     workspace_folders: list[str] = Field(default_factory=list, description="folders file tools may read")
     workspace_writable: list[str] = Field(default_factory=list, description="those of workspace_folders the write "
                                           "tools (write_file, edit_file) may also change; the others are read-only")
     allow_local_addresses: bool = Field(False, description="let web tools fetch private and loopback addresses")
     mcp_servers: list[McpServerSettings] = Field(default_factory=list, description="MCP servers whose tools are "
                                                  "offered (docs/tools.md)")
+    engine: EngineSettings = Field(default_factory=EngineSettings, description="the built-in llama.cpp engine "
+                                   "(provider builtin): its limits and models (docs/providers.md)")
     usage: UsageSettings = Field(default_factory=UsageSettings, description="per-model prices and the monthly "
                                  "budget (docs/usage.md)")
 

@@ -3,7 +3,11 @@
 (run_recorder.py) and export/import (exchange.py, markdown.py). See docs/storage.md.
 """
 
-from app.storage.errors import StorageError
-from app.storage.history import History, NotFoundError
+from app.storage.lean_import import import_sqlite_utils
+
+import_sqlite_utils()  # before any module below imports it
+
+from app.storage.errors import StorageError  # noqa: E402
+from app.storage.history import History, NotFoundError  # noqa: E402
 
 __all__ = ["History", "NotFoundError", "StorageError"]

@@ -31,7 +31,8 @@ SQLITE_MAX_INTEGER = 2**63 - 1
 MIN_TIME_MS = -62_135_596_800_000
 MAX_TIME_MS = 253_402_300_799_999
 # Columns that hold JSON, per table.
-JSON_COLUMNS: dict[str, tuple[str, ...]] = {"messages": ("usage",), "runs": ("error",), "tool_outputs": ("data",)}
+JSON_COLUMNS: dict[str, tuple[str, ...]] = {"messages": ("usage",), "runs": ("error",), "tool_outputs": ("data",),
+                                            "conversation_settings": ("tools",)}
 
 R = TypeVar("R")
 
@@ -82,7 +83,9 @@ def _columns(db: sqlite3.Connection, table: str) -> dict[str, Column]:
 @functools.cache
 def expected_schema() -> Schema:
     """The schema the migrations create, read from a fresh in-memory database."""
-    db = Database(sqlite3.connect(":memory:"))
+    # no sqlite-utils plugins: finding them scans every installed package's entry points (tens of ms at each
+    # start), and a plugin has no business changing Parley's connections (database.py opens the file the same way)
+    db = Database(sqlite3.connect(":memory:"), execute_plugins=False)
     try:
         apply_migrations(db)
         tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]

@@ -81,6 +81,7 @@ class RunRecorder:
         self.checkpoint_interval = checkpoint_interval
         self.clock = clock
         self.ids: RunIds | None = None
+        self._after: int | None = None  # the answer this run continues (begin's ``after``)
         self.save_error: StorageError | None = None
         self.checkpoint_error: StorageError | None = None
         self.saved = False
@@ -105,13 +106,15 @@ class RunRecorder:
 
     # --- start ----------------------------------------------------------------------------------------
     def begin(self, user_text: str | None, *, reply_to: int | None = None, run_id: str | None = None,
-              provider: str | None = None, model: str | None = None) -> RunIds:
+              provider: str | None = None, model: str | None = None, after: int | None = None) -> RunIds:
         """Write the user message and the run row, before the request is sent.
 
         The user message goes after the resume point given to the recorder (the one its request's context was
         read up to), else after ``History.resume_point`` read inside this same write transaction.
         ``user_text=None`` regenerates: the answer becomes a new reply to ``reply_to`` (a user message), next to
-        any earlier answers. Raises StorageError when they cannot be written; then no request should be sent.
+        any earlier answers. ``after`` (with ``reply_to``) continues an answer stopped early: the new assistant
+        messages follow that message of the answer, so the view shows one answer.
+        Raises StorageError when they cannot be written; then no request should be sent.
         """
         if self._active:
             raise RuntimeError("a run is already being recorded; it must end (done) before the next begins")
@@ -133,12 +136,15 @@ class RunRecorder:
                 anchor = int(cursor.lastrowid)
             else:
                 anchor = self._reply_anchor(reply_to)  # type: ignore[arg-type]
+            if after is not None:
+                self._continue_anchor(after)
             db.execute("INSERT INTO runs (id, conversation_id, user_message_id, provider, model, status, "
                        "started_at, owner_pid) VALUES (?, ?, ?, ?, ?, 'running', ?, ?)",
                        [run_id, self.conversation_id, anchor, provider, model, now, os.getpid()])
             db.execute("UPDATE conversations SET current_leaf_id = ?, updated_at = ? WHERE id = ?",
-                       [anchor, now, self.conversation_id])
+                       [after or anchor, now, self.conversation_id])
         self.ids = RunIds(run_id, anchor)
+        self._after = after
         self._provider, self._model = provider, model
         self._active = True
         self._last_checkpoint = self.clock()
@@ -153,6 +159,11 @@ class RunRecorder:
         if parent is not None:
             self.history.message_in(self.conversation_id, parent)  # still there, and part of it
         return parent
+
+    def _continue_anchor(self, message_id: int) -> None:
+        record = self.history.message(message_id)
+        if record.conversation_id != self.conversation_id or record.role != "assistant":
+            raise ValueError(f"message {message_id} is not an answer of conversation {self.conversation_id}")
 
     def _reply_anchor(self, message_id: int) -> int:
         record = self.history.message(message_id)  # read inside begin's write transaction
@@ -289,7 +300,7 @@ class RunRecorder:
         assert self.ids is not None
         db = self.history.db
         turns = [t for _, t in sorted(self._turns.items()) if t.has_output]
-        parent = self.ids.user_message_id
+        parent = self._after or self.ids.user_message_id
         now = now_ms()
         for turn in turns:
             status, finish_reason = self._message_status(turn, turns[-1], final)

@@ -1,6 +1,6 @@
 """Prices runs recorded before costs existed (or imported from a file), from the usage they stored.
 
-Migration 3 added ``runs.cost_usd`` and ``runs.priced_at``; runs with ``priced_at`` NULL have never been
+Migration 4 added ``runs.cost_usd`` and ``runs.priced_at``; runs with ``priced_at`` NULL have never been
 priced. Each is priced once, from its stored ``usage`` events (one per model call, so prices that depend on the
 size of one call's input come out right), else from the run's token totals, at the price that applied when the
 run started. Older events carry no cache writes, so an Anthropic run from before contract 1.4 is priced as if

@@ -5,10 +5,13 @@
 
 from __future__ import annotations
 
-import httpx
+from typing import TYPE_CHECKING
 
-from orchestration.engine import ChatAdapter
-from orchestration.providers.config import ProviderConfig
+if TYPE_CHECKING:  # the adapters (and httpx) load when one is asked for, not when the kinds are listed
+    import httpx
+
+    from orchestration.engine import ChatAdapter
+    from orchestration.providers.config import ProviderConfig
 
 ADAPTER_KINDS = ("openai", "anthropic", "gemini", "ollama", "openai-responses", "cohere")
 

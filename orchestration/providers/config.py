@@ -44,8 +44,13 @@ class Capabilities(BaseModel):
     )
     response_format: bool = Field(True, description="accepts a JSON output format (response_format or its kin)")
     vision: bool = Field(False, description="accepts images in user messages")
+    temperature: bool = Field(True, description="accepts a sampling temperature (OpenAI's reasoning models do not)")
     max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
     echo_reasoning_content: bool = Field(False, description="send reasoning_content back on assistant turns")
+    required_tool_choice: bool = Field(
+        True, description="honours tool_choice: required (else a lone tool is forced by name instead)")
+    null_assistant_content: bool = Field(
+        True, description="accepts content: null on an assistant turn that only calls tools (else \"\" is sent)")
     max_tools: int | None = Field(None, ge=1, description="most tools one request may carry; None: no limit")
     think_tags: bool = Field(False, description="split <think>...</think> out of the text")
     prompt_caching: bool = Field(False, description="mark the system prompt and tools cacheable (Anthropic)")

@@ -23,6 +23,7 @@ from orchestration.engine import (
     ModelRequest,
     NamedToolChoice,
     ProviderEvent,
+    ResponseComplete,
     TokenUsage,
 )
 from orchestration.errors import (
@@ -37,6 +38,7 @@ from orchestration.messages import (
     AssistantMessage,
     ReasoningPart,
     SystemMessage,
+    TextPart,
     ToolResultMessage,
     UserMessage,
 )
@@ -91,8 +93,9 @@ def _detail_text(record: dict[str, Any]) -> str:
 
 def _assistant_to_wire(message: AssistantMessage, config: ProviderConfig) -> dict[str, Any]:
     calls = message.tool_calls
-    # content may be null only beside tool calls; several servers reject a null-content assistant turn
-    out: dict[str, Any] = {"role": "assistant", "content": message.text or (None if calls else "")}
+    # content may be null only beside tool calls, and some servers refuse even that (null_assistant_content)
+    null = bool(calls) and config.capabilities.null_assistant_content
+    out: dict[str, Any] = {"role": "assistant", "content": message.text or (None if null else "")}
     if calls:
         out["tool_calls"] = [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments or "{}"}}
@@ -131,6 +134,8 @@ def build_payload(request: ModelRequest, config: ProviderConfig) -> dict[str, An
             for t in request.tools
         ]
         choice = request.tool_choice
+        if choice == "required" and not caps.required_tool_choice and len(request.tools) == 1:
+            choice = NamedToolChoice(name=request.tools[0].name)  # the same demand, in a form the server obeys
         payload["tool_choice"] = (
             {"type": "function", "function": {"name": choice.name}} if isinstance(choice, NamedToolChoice)
             else choice
@@ -258,8 +263,15 @@ class ChunkReader:
 
     def finish(self) -> list[ProviderEvent]:
         events = self._inline.flush()
-        return events + self.acc.finish(map_finish(self.finish_reason),
-                                        self.native_finish_reason or self.finish_reason)
+        events += self.acc.finish(map_finish(self.finish_reason), self.native_finish_reason or self.finish_reason)
+        complete = events[-1]
+        if (isinstance(complete, ResponseComplete) and complete.finish_reason in ("stop", "unknown")
+                and not any(p.text if isinstance(p, TextPart | ReasoningPart) else True
+                            for p in complete.message.parts)):
+            # chunks came, but not one word, thought or call in them: as empty as an empty body
+            raise empty_response(self.provider_name, f"{self.chunks} chunk(s) without text, reasoning or a tool "
+                                                     "call")
+        return events
 
     def malformed(self, what: str) -> ProviderError:
         return self._with_partial(MalformedResponseError(

@@ -32,9 +32,10 @@ def test_one_row_per_conversation_with_its_best_message_match(qtbot, parley_home
     window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
     qtbot.addWidget(window)
     session.search("otters")
-    rows = [window.conversations.list.item(i) for i in range(window.conversations.list.count())]
+    model = window.conversations.model
+    rows = [model.index(i, 0) for i in range(model.rowCount())]
     assert window.conversations.ids_in_order() == [otters]  # title and both messages match: one row
-    assert "**" not in rows[0].text()
+    assert "**" not in rows[0].data()
     assert any(marked for _text, marked in rows[0].data(PIECES_ROLE))
     session.search("tram")
     assert window.conversations.ids_in_order() == [lisbon]

@@ -5,15 +5,23 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from PySide6.QtCore import Qt
 
 from app.gui import build_window
 from app.paths import resolve_paths
 from app.secrets.store import SecretStore
 from app.settings import load_settings
+from tests.support.engine_off import save_engine_off
 from tests.support.loopback import Response
 from tests.support.memory_keyring import MemoryKeyring
 from widgets.add_provider_dialog import AddProviderDialog
+
+
+@pytest.fixture(autouse=True)
+def no_engine(parley_home):
+    """Nothing can answer: no provider, and the built-in engine turned off (tests/app/engine covers it on)."""
+    save_engine_off()
 
 
 def test_a_send_without_a_provider_keeps_the_welcome_and_its_button(qtbot, qasync_loop, parley_home):

@@ -52,7 +52,7 @@ def test_branch_and_switch(cli, saved):
     with History.open(resolve_paths().database) as history:
         record_answer(history, saved["trip"], "Where to eat in Porto?", "Try Ribeira.")
     shown = cli("history", "show", str(saved["trip"])).out
-    assert "Porto" in shown and "eat in Lisbon" not in shown and "(1 of 2 versions)" in shown
+    assert "Porto" in shown and "eat in Lisbon" not in shown and "(2 of 2 versions)" in shown
     assert cli("history", "switch", str(saved["trip"]), str(first_user)).code == 0
     assert "eat in Lisbon" in cli("history", "show", str(saved["trip"])).out
 
@@ -108,3 +108,13 @@ def test_corrupt_database_is_named_and_untouched(cli):
     result = cli("history", "list")
     assert result.code == 1 and str(path) in result.err and "damaged" in result.err
     assert path.read_bytes() == b"not a database at all" * 100
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["chat", "--continue"], "--continue needs --conversation ID"),
+    (["chat", "--conversation", "1", "--continue", "more"], "it takes no prompt"),
+    (["chat", "--conversation", "1", "--continue", "--regenerate"], "cannot be used together"),
+])
+def test_continue_is_refused_without_a_conversation_or_with_a_prompt(cli, argv, message):
+    result = cli(*argv)
+    assert result.code == 2 and message in result.err

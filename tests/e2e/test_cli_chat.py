@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from orchestration.events import parse_event
+from tests.support.engine_off import save_engine_off
 from tests.support.loopback import Chunk, LoopbackServer, Request, Response
 from tests.support.openai_wire import stream_chunks, stream_response
 
@@ -123,6 +124,7 @@ def test_provider_error_exits_1_with_one_line_reason(loopback):
     ],
 )
 def test_bad_usage_exits_2(args, message):
+    save_engine_off()  # "chat hello" with nothing configured would otherwise be answered by the built-in engine
     proc = parley(*args, stdin="")
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr

@@ -76,7 +76,7 @@ def test_regenerate_makes_a_sibling_answer(local_provider):
     again = run_parley("chat", "--conversation", "1", "--regenerate")
     assert again.returncode == 0, again.stderr
     shown = run_parley("history", "show", "1").stdout
-    assert "(1 of 2 versions)" in shown
+    assert "(2 of 2 versions)" in shown, "the new answer, as the window's switcher counts it"
     assert len(local_provider.requests) == 2
     assert [m["role"] for m in local_provider.requests[-1].json["messages"]] == ["user"]
 

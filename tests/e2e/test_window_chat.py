@@ -19,6 +19,7 @@ from app.paths import resolve_paths
 from app.secrets.store import SecretStore
 from app.settings import ProviderSettings, Settings, save_settings
 from app.storage import History
+from tests.support.engine_off import save_engine_off
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.openai_wire import stream_response
@@ -83,9 +84,9 @@ def test_type_send_and_read_back(qtbot, qasync_loop, configured, server):
     assert window.conversations.ids_in_order() == [session.conversation_id]
 
     session.search("shells")  # the answer's markdown is not shown; the matched word is marked
-    hit = next(window.conversations.list.item(i) for i in range(window.conversations.list.count())
-               if "crack" in window.conversations.list.item(i).text())
-    assert "**" not in hit.text() and "They crack shells with stones." in hit.text()
+    model = window.conversations.model
+    hit = next(model.index(i, 0) for i in range(model.rowCount()) if "crack" in model.index(i, 0).data())
+    assert "**" not in hit.data() and "They crack shells with stones." in hit.data()
     assert [text for text, marked in hit.data(PIECES_ROLE) if marked] == ["shells"]
     session.search("")
 
@@ -117,6 +118,7 @@ def test_type_send_and_read_back(qtbot, qasync_loop, configured, server):
 
 
 def test_failed_send_keeps_the_text(qtbot, qasync_loop, parley_home):
+    save_engine_off()  # else the built-in engine would answer
     window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
     qtbot.addWidget(window)
     assert window.centre_stack.currentWidget() is window.welcome  # no provider yet: the welcome shows

@@ -80,7 +80,8 @@ def configure(server: LoopbackServer, workspace: Path) -> None:
 
 
 def answering(window: Any) -> dict[int, bool]:
-    rows = [window.conversations.list.item(i) for i in range(window.conversations.list.count())]
+    model = window.conversations.model
+    rows = [model.index(i, 0) for i in range(model.rowCount())]
     return {row.data(ID_ROLE): row.data(DETAIL_ROLE) == ANSWERING_TEXT for row in rows}
 
 

@@ -3,6 +3,7 @@ tooltip) and search results (snippets as plain text with the matched words highl
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QStyleOptionViewItem
 
@@ -25,7 +26,7 @@ def narrow_list(qtbot, width: int = 220) -> ConversationList:
 def row_option(conversations: ConversationList, row: int) -> QStyleOptionViewItem:
     option = QStyleOptionViewItem()
     option.initFrom(conversations.list.viewport())
-    option.rect = conversations.list.visualItemRect(conversations.list.item(row))
+    option.rect = conversations.list.visualRect(conversations.model.index(row, 0))
     option.font = conversations.list.font()
     return option
 
@@ -37,12 +38,13 @@ def test_a_narrow_list_never_scrolls_sideways_and_cuts_long_titles_with_an_ellip
     qtbot.wait(10)
     view = conversations.list
     assert view.horizontalScrollBar().maximum() == 0 and not view.horizontalScrollBar().isVisible()
-    assert view.visualItemRect(view.item(0)).right() <= view.viewport().rect().right()
+    assert view.visualRect(view.model().index(0, 0)).right() <= view.viewport().rect().right()
     delegate = view.itemDelegate()
     shown = delegate.shown_title(row_option(conversations, 0), view.model().index(0, 0))
     assert shown.endswith("…") and LONG_TITLE.startswith(shown[:-1])
-    assert view.item(0).toolTip() == f"<p style='white-space:pre-wrap'>{LONG_TITLE}</p>"
-    assert view.item(1).toolTip() == ("<p style='white-space:pre-wrap'>&lt;b&gt;bold?&lt;/b&gt; &amp; "
+    tooltip = Qt.ItemDataRole.ToolTipRole
+    assert view.model().index(0, 0).data(tooltip) == f"<p style='white-space:pre-wrap'>{LONG_TITLE}</p>"
+    assert view.model().index(1, 0).data(tooltip) == ("<p style='white-space:pre-wrap'>&lt;b&gt;bold?&lt;/b&gt; &amp; "
                                       "&lt;img src=/dev/zero&gt;</p>")  # literal: no bold, no file read
 
 
@@ -60,8 +62,8 @@ def test_search_results_show_plain_snippets_with_the_match_highlighted(qtbot):
     conversations = narrow_list(qtbot, 320)
     snippet = f"## Otters\n\nSea otters **{MARK_START}crack{MARK_END}** clams with `stones` <i>and</i> &amp; more"
     conversations.set_search_results([SearchHit(7, "Otters", snippet)])
-    row = conversations.list.item(0)
-    assert row.text() == "Otters\nOtters Sea otters crack clams with stones and & more"
+    row = conversations.model.index(0, 0)
+    assert row.data() == "Otters\nOtters Sea otters crack clams with stones and & more"
     assert [text for text, marked in row.data(PIECES_ROLE) if marked] == ["crack"]
     qtbot.wait(10)
     highlighted = _amber_pixels(conversations.list.viewport().grab().toImage())
@@ -76,7 +78,7 @@ def test_a_pinned_row_draws_a_pin_icon_not_an_emoji_and_leaves_it_room(qtbot):
                                      ConversationItem(2, LONG_TITLE, 1_600_000_000_000)])
     qtbot.wait(10)
     view = conversations.list
-    assert view.item(0).data(PINNED_ROLE) and "📌" not in view.item(0).text()
+    assert view.model().index(0, 0).data(PINNED_ROLE) and "📌" not in view.model().index(0, 0).data()
     delegate = view.itemDelegate()
     pinned = delegate.shown_title(row_option(conversations, 0), view.model().index(0, 0))
     plain = delegate.shown_title(row_option(conversations, 1), view.model().index(1, 0))
@@ -88,6 +90,6 @@ def test_escapes_in_a_title_show_in_caret_notation_in_the_list_and_in_search_res
 
     conversations = narrow_list(qtbot, width=400)
     conversations.set_conversations([ConversationItem(1, "Title \x1b[31mred\x07", 1_700_000_000_000)])
-    assert conversations.list.item(0).data(TITLE_ROLE) == "Title ^[[31mred^G"
+    assert conversations.model.index(0, 0).data(TITLE_ROLE) == "Title ^[[31mred^G"
     conversations.set_search_results([SearchHit(1, "Title \x1b[31mred\x07", f"a {MARK_START}red{MARK_END} word")])
-    assert conversations.list.item(0).data(TITLE_ROLE) == "Title ^[[31mred^G"
+    assert conversations.model.index(0, 0).data(TITLE_ROLE) == "Title ^[[31mred^G"

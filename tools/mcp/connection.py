@@ -16,7 +16,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import IO, Any, Literal
+from typing import IO, Any
 
 import httpx2
 from mcp import types
@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 
 from tools.mcp import child_guard
 from tools.mcp.settings import McpServerSettings, secret_entry
+from tools.mcp.status import DEFAULT_RESTART_POLICY, RestartPolicy, SecretLookup, ServerState, ServerStatus
 
 log = logging.getLogger(__name__)
 
@@ -50,36 +51,8 @@ LAUNCHER_HINTS = {  # what to install when a common MCP launcher is missing
     "docker": "; install Docker, or give the server's own command",
 }
 
-ServerState = Literal["disabled", "starting", "running", "restarting", "failed", "stopped"]
-SecretLookup = Callable[[str], str | None]
 
 
-@dataclass(frozen=True)
-class RestartPolicy:
-    """How a server that exits is started again: delays double from ``first_delay_s`` up to ``max_delay_s``;
-    after ``max_attempts`` failures in a row it stays ``failed`` until the settings change. A connection that
-    stayed up ``stable_after_s`` resets the count."""
-
-    first_delay_s: float = 1.0
-    max_delay_s: float = 30.0
-    max_attempts: int = 5
-    stable_after_s: float = 60.0
-
-    def delay(self, attempt: int) -> float:
-        return min(self.first_delay_s * 2 ** (attempt - 1), self.max_delay_s)
-
-
-DEFAULT_RESTART_POLICY = RestartPolicy()
-
-
-@dataclass(frozen=True)
-class ServerStatus:
-    name: str
-    transport: str
-    state: ServerState
-    message: str | None = None
-    tools: tuple[str, ...] = ()  # the server's own tool names
-    restarts: int = 0
 
 
 class ServerNotRunning(Exception):

@@ -10,11 +10,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
-from tools.mcp.connection import DEFAULT_RESTART_POLICY, RestartPolicy, SecretLookup, ServerConnection, ServerStatus
+from tools.mcp.names import exposed_name
 from tools.mcp.settings import McpServerSettings
-from tools.mcp.tool import McpTool, exposed_name
-from tools.registry import ToolRegistry
+from tools.mcp.status import DEFAULT_RESTART_POLICY, RestartPolicy, SecretLookup, ServerStatus
+
+if TYPE_CHECKING:  # the MCP SDK behind these loads when the first server is configured, not before
+    from tools.mcp.connection import ServerConnection
+    from tools.mcp.tool import McpTool
+    from tools.registry import ToolRegistry
 
 StatusListener = Callable[[ServerStatus], None]
 
@@ -32,6 +37,9 @@ class McpManager:
 
     def _configure(self, servers: Iterable[McpServerSettings]) -> None:
         extra = {} if self.connect_timeout is None else {"connect_timeout": self.connect_timeout}
+        servers = list(servers)
+        if servers:
+            from tools.mcp.connection import ServerConnection
         for settings in servers:
             self._connections[settings.name] = ServerConnection(
                 settings, self.secret_lookup, policy=self.policy, on_change=self._changed, **extra)
@@ -97,6 +105,8 @@ class McpManager:
                 key = (connection.name, remote.name)
                 tool = self._tools.get(key)
                 if tool is None or tool.remote is not remote:
+                    from tools.mcp.tool import McpTool
+
                     tool = McpTool(name=_unique(exposed_name(connection.name, remote.name), taken),
                                    connection=connection, remote=remote)
                     self._tools[key] = tool

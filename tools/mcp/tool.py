@@ -6,7 +6,6 @@ the server validates the rest and its errors come back as results.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,8 +16,6 @@ from orchestration.tool_api import ToolArgumentsError, ToolContext, ToolOutput, 
 from tools.mcp.connection import CallTimedOut, ServerConnection, ServerNotRunning
 from tools.mcp.content import result_output
 
-NAME_SEPARATOR = "__"
-MAX_TOOL_NAME_CHARS = 64  # what the providers accept
 MAX_DESCRIPTION_CHARS = 2_000  # of a server's tool description, sent with every request
 LOOP_TIMEOUT_MARGIN_S = 10.0  # the loop's timeout for an MCP tool: the server's call_timeout plus this
 
@@ -26,12 +23,6 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
     "array": (list,), "object": (dict,), "null": (type(None),),
 }
-
-
-def exposed_name(server: str, tool: str) -> str:
-    """``<server>__<tool>`` with characters providers refuse replaced by ``_``, cut to 64 characters."""
-    name = f"{server}{NAME_SEPARATOR}{re.sub(r'[^A-Za-z0-9_-]', '_', tool)}"
-    return name[:MAX_TOOL_NAME_CHARS]
 
 
 def object_schema(listed: Any) -> dict[str, Any]:

@@ -107,7 +107,7 @@ def test_an_older_database_is_migrated_and_its_runs_priced_from_stored_tokens(tm
     started = start_of_day(date.today()) + 3_600_000
     make_release_2_database(path, started)
     at = datetime.fromtimestamp(started / 1000, tz=UTC)
-    with History.open(path) as history:  # migration 3 runs here
+    with History.open(path) as history:  # migrations 3 and 4 run here
         assert history.db.execute("SELECT count(*) FROM runs WHERE priced_at IS NULL").fetchone() == (7,)
         # the run left 'running' by a process that is gone was recovered as interrupted on opening
         assert history.db.execute("SELECT status FROM runs WHERE id = 'r-running'").fetchone() == ("interrupted",)

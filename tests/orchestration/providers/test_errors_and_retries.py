@@ -214,6 +214,11 @@ async def test_a_server_error_that_says_the_request_is_invalid_is_not_retried(ki
     assert isinstance(outcome.error, ServerError) and not outcome.error.retryable
     assert loopback.count == 1 and sleeps.calls == []
     assert "gave up" not in outcome.error.message and outcome.error.attempts == 1
+    # worded as the refusal it is: trying again later would fail the same way
+    assert outcome.error.message.startswith(f"{kind.title} rejected the request (500): its message says the "
+                                            "request is invalid.")
+    assert "Try again later" not in outcome.error.message
+    assert outcome.error.message.endswith("must be a string")
 
 
 @pytest.mark.parametrize(("status", "body", "headers", "tries"), [

@@ -99,6 +99,33 @@ async def test_empty_json_body_to_a_streamed_request(kind: WireKind, loopback: L
     assert isinstance(outcome.error, EmptyResponseError)
 
 
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+async def test_openai_chunks_that_hold_nothing_are_an_empty_response(loopback: LoopbackServer, stream: bool) -> None:
+    """What llama-cpp-python sends when the model says nothing: a role chunk and a finish chunk (or a message
+    with empty content). A 200 with nothing in it is an error, not an empty success."""
+    kind = KINDS[0]  # openai
+    assert kind.name == "openai"
+    if stream:
+        chunks = [{"id": "c", "choices": [{"index": 0, "delta": {"role": "assistant", "content": None}}]},
+                  {"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
+        loopback.add("POST", kind.path, Response.sse(chunks, done=True))
+    else:
+        loopback.add("POST", kind.plain_path, Response.json({"id": "c", "choices": [{"index": 0, "message": {
+            "role": "assistant", "content": ""}, "finish_reason": "stop"}]}))
+    outcome = await collect(kind.adapter(loopback), kind.request(stream=stream))
+    assert isinstance(outcome.error, EmptyResponseError)
+    assert "without text, reasoning or a tool call" in outcome.error.user_message
+
+
+async def test_openai_an_empty_answer_cut_by_the_length_limit_is_not_an_error(loopback: LoopbackServer) -> None:
+    kind = KINDS[0]
+    chunks = [{"id": "c", "choices": [{"index": 0, "delta": {"role": "assistant"}}]},
+              {"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]}]
+    loopback.add("POST", kind.path, Response.sse(chunks, done=True))
+    outcome = await collect(kind.adapter(loopback), kind.request())
+    assert outcome.complete.finish_reason == "length"
+
+
 async def test_what_is_quoted_is_cut_and_keeps_no_key(loopback: LoopbackServer) -> None:
     kind = KINDS[2]  # anthropic
     key = "test-key-not-real"

@@ -147,6 +147,24 @@ def test_assistant_content_is_null_only_beside_tool_calls() -> None:
     assert wire[2] == {"role": "assistant", "content": ""}
 
 
+def test_servers_that_refuse_null_content_get_an_empty_string_beside_tool_calls() -> None:
+    calls_only = AssistantMessage(parts=[ToolCallPart(id="c", name="f", arguments="{}")])
+    for cfg in (config(null_assistant_content=False), provider_from_preset("llama-cpp-python"),
+                provider_from_preset("builtin")):
+        wire = payload(cfg, messages=[*HI, calls_only])["messages"]
+        assert wire[1]["content"] == "" and wire[1]["tool_calls"][0]["id"] == "c"
+
+
+def test_required_is_sent_by_name_where_the_server_ignores_required() -> None:
+    ignores = provider_from_preset("llama-cpp-python")
+    assert payload(ignores, tools=[WEATHER], tool_choice="required")["tool_choice"] == {
+        "type": "function", "function": {"name": "weather"}}
+    clock = ToolSpec(name="clock", description="Time", parameters={"type": "object", "properties": {}})
+    # with several tools no single name says "any of them": sent as asked
+    assert payload(ignores, tools=[WEATHER, clock], tool_choice="required")["tool_choice"] == "required"
+    assert payload(tools=[WEATHER], tool_choice="required")["tool_choice"] == "required"
+
+
 def test_reasoning_details_are_echoed_back_and_reasoning_text_is_not() -> None:
     details = [{"type": "reasoning.text", "text": "hmm", "signature": "sig", "index": 0}]
     assistant = AssistantMessage(parts=[ReasoningPart(text="hmm", details=details), TextPart(text="4")])

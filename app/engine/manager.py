@@ -1,0 +1,221 @@
+"""The built-in engine's life: started when a run first needs it, shared by the runs after it, stopped after an
+idle time or on quit, restarted after a crash.
+
+One ``BuiltinEngine`` per front end (the window, one ``parley chat``). ``ensure(model)`` returns the server's
+base URL once the model answers, starting (or restarting with another model) as needed; concurrent callers
+share one start. Listeners hear each state change (``EngineStatus``) so the window can show progress while the
+model loads; the CLI prints it. A crash is reported on the next ``ensure`` as a clear error and the engine is
+started afresh on the one after (or at once by ``restart``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from app.engine import library
+from app.engine.process import START_TIMEOUT_S, EngineProcess, EngineStartError, LaunchSpec
+from app.engine.settings import EngineSettings
+
+log = logging.getLogger(__name__)
+
+LOG_NAME = "engine.log"
+DISCONNECT_GRACE_S = 2.0  # how long a dropped connection waits for the engine's exit status
+PORT_RETRIES = 1  # a port taken between choosing it and the server binding it: try once more with a new one
+
+Phase = Literal["stopped", "starting", "ready", "failed"]
+
+
+@dataclass(frozen=True)
+class EngineStatus:
+    phase: Phase
+    model: str | None = None
+    detail: str = ""  # what to show: "loading smollm2 (3 s)", the error, ...
+    elapsed: float = 0.0
+
+
+Listener = Callable[[EngineStatus], None]
+
+
+class BuiltinEngine:
+    def __init__(self, settings: EngineSettings, data_dir: Path, *, python: str | None = None) -> None:
+        self.settings = settings
+        self.log_path = data_dir / LOG_NAME
+        self.python = python
+        self.start_timeout = START_TIMEOUT_S
+        self.status = EngineStatus("stopped")
+        self._process: EngineProcess | None = None
+        self._lock = asyncio.Lock()
+        self._listeners: list[Listener] = []
+        self._busy = 0
+        self._last_used = time.monotonic()
+        self._idle_task: asyncio.Task[None] | None = None
+        atexit.register(self.kill_now)
+
+    # --- listeners ----------------------------------------------------------------------------------
+    def add_listener(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def _set(self, status: EngineStatus) -> None:
+        self.status = status
+        for listener in list(self._listeners):
+            try:
+                listener(status)
+            except Exception:
+                log.exception("an engine listener failed")
+
+    # --- state ----------------------------------------------------------------------------------------
+    @property
+    def running_model(self) -> str | None:
+        process = self._process
+        return process.spec.model_name if process is not None and process.alive() else None
+
+    @property
+    def base_url(self) -> str | None:
+        process = self._process
+        return process.base_url if process is not None and process.alive() else None
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    def log_tail(self, lines: int = 40) -> str:
+        return self._process.log_tail(lines) if self._process is not None else ""
+
+    # --- use ------------------------------------------------------------------------------------------
+    async def ensure(self, model: str | None = None) -> str:
+        """The base URL of a server running ``model`` (None: the default), started or restarted as needed.
+        Raises EngineStartError, library.UnknownModelError."""
+        entry = library.resolve(self.settings, model)
+        async with self._lock:
+            process = self._process
+            if process is not None and not process.alive() and self.status.phase == "ready":
+                # it died between runs: say so once, and start afresh below
+                log.warning("the built-in engine exited (code %s)", process.exit_code())
+            if process is not None and process.alive() and process.spec.model_name == entry.name:
+                self._last_used = time.monotonic()
+                return process.base_url
+            if process is not None:
+                await process.stop()
+                self._process = None
+            return await self._start(entry)
+
+    async def _start(self, entry: library.ModelEntry) -> str:
+        if self.python is None and not library.engine_installed():  # another interpreter is its own business
+            message = ("the built-in engine is not installed (llama-cpp-python with its server extra). Run `make "
+                       "run` or scripts/bootstrap.sh to build it (a few minutes, once), or use another provider.")
+            self._set(EngineStatus("failed", entry.name, message))
+            raise EngineStartError(message)
+        try:
+            library.check_gguf(entry.path)
+        except library.ModelFileError as exc:
+            self._set(EngineStatus("failed", entry.name, str(exc)))
+            raise EngineStartError(str(exc)) from None
+        spec = LaunchSpec(entry.path, entry.name, self.settings.context_size, self.settings.effective_threads(),
+                          self.settings.gpu_layers)
+        for attempt in range(PORT_RETRIES + 1):
+            process = EngineProcess(spec, self.log_path, **({"python": self.python} if self.python else {}))
+            self._set(EngineStatus("starting", entry.name, f"starting the built-in engine with {entry.label}"))
+            try:
+                process.launch()
+                self._process = process
+                await process.wait_ready(lambda elapsed: self._set(EngineStatus(
+                    "starting", entry.name, f"loading {entry.label} ({elapsed:.0f} s)", elapsed)),
+                    self.start_timeout)
+            except EngineStartError as exc:
+                if attempt < PORT_RETRIES and process.port_taken():
+                    continue
+                self._process = None
+                self._set(EngineStatus("failed", entry.name, str(exc)))
+                raise
+            except BaseException:  # cancelled while loading: leave nothing running
+                self._process = None
+                await asyncio.shield(process.stop())
+                self._set(EngineStatus("stopped"))
+                raise
+            self._last_used = time.monotonic()
+            self._set(EngineStatus("ready", entry.name, f"{entry.label} is loaded "
+                                   f"({process.ready_after or 0:.1f} s)", process.ready_after or 0.0))
+            self._watch_idle()
+            return process.base_url
+        raise AssertionError("unreachable")
+
+    @contextlib.asynccontextmanager
+    async def in_use(self, model: str | None = None):  # type: ignore[no-untyped-def]
+        """``async with engine.in_use(model) as base_url``: the engine is not stopped for idleness meanwhile."""
+        base_url = await self.ensure(model)
+        self._busy += 1
+        try:
+            yield base_url
+        finally:
+            self._busy -= 1
+            self._last_used = time.monotonic()
+
+    def crashed(self) -> str | None:
+        """A message when the engine died while in use (the caller's request failed because of it)."""
+        process = self._process
+        if process is None or process.alive() or process.exit_code() is None:
+            return None
+        return (f"the built-in engine stopped unexpectedly (exit code {process.exit_code()}); it will be started "
+                f"again on the next message. Its log ({self.log_path}) ends with:\n{process.log_tail(8)}")
+
+    async def crash_after_disconnect(self, grace_s: float = DISCONNECT_GRACE_S) -> str | None:
+        """``crashed()`` after a dropped connection: a dying engine closes its socket a moment before its exit
+        status can be read, so wait up to ``grace_s`` for the process to end before saying it did not crash."""
+        deadline = time.monotonic() + grace_s
+        # a Popen's exit cannot be awaited without a thread; polling it briefly is enough (as in process.stop)
+        while (crash := self.crashed()) is None and self._process is not None and time.monotonic() < deadline:  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+        return crash
+
+    def note_crash(self, message: str) -> None:
+        self._set(EngineStatus("failed", self.running_model, message))
+
+    # --- stopping -------------------------------------------------------------------------------------
+    def _watch_idle(self) -> None:
+        minutes = self.settings.idle_stop_minutes
+        if minutes <= 0 or (self._idle_task is not None and not self._idle_task.done()):
+            return
+        self._idle_task = asyncio.ensure_future(self._idle_loop(minutes * 60))
+
+    async def _idle_loop(self, idle_s: float) -> None:
+        while self._process is not None and self._process.alive():
+            remaining = self._last_used + idle_s - time.monotonic()
+            if self._busy == 0 and remaining <= 0:
+                log.info("stopping the built-in engine after %.0f s without a run", idle_s)
+                await self.stop()
+                return
+            await asyncio.sleep(max(remaining, 1.0) if self._busy == 0 else 1.0)
+
+    async def stop(self) -> None:
+        async with self._lock:
+            process, self._process = self._process, None
+            if process is not None:
+                await process.stop()
+            self._set(EngineStatus("stopped"))
+
+    async def restart(self, model: str | None = None) -> str:
+        await self.stop()
+        return await self.ensure(model)
+
+    async def aclose(self) -> None:
+        """Quitting: stop the idle watch and the server."""
+        task = self._idle_task
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self.stop()
+        atexit.unregister(self.kill_now)
+
+    def kill_now(self) -> None:
+        if self._process is not None:
+            self._process.kill_now()
+            self._process = None

@@ -1,0 +1,102 @@
+"""Heavy libraries stay off the start path (issue 17): each start runs in a fresh interpreter and its
+``sys.modules`` is inspected, so a module-level import that drags one in fails here, not in a benchmark later.
+
+What each start may not import, and why it is heavy or not needed yet:
+- ``parley --version``: nothing beyond the standard library (no pydantic, httpx, Qt, database or keyring).
+- the window's first frame: no database (sqlite_utils), keyring, HTTP client (httpx), settings models
+  (pydantic), MCP SDK (mcp), page extraction (lxml, readability, markdownify), search backend (ddgs), numpy,
+  or syntax lexers (pygments), which are built after the first paint.
+- the window once ready with no MCP server configured, and ``parley tools list``: no MCP SDK, page extraction,
+  search backend or numpy (those load when a server starts, a page is fetched or a search runs), and not
+  httpx's command-line extras (rich; click too where no database is opened, sqlite-utils needs it), which
+  Parley never uses (app/lean_imports.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+EXTRACTION = ("lxml", "readability", "markdownify")
+ON_DEMAND = ("mcp", *EXTRACTION, "ddgs", "numpy", "pandas", "rich")
+FIRST_FRAME = (*ON_DEMAND, "sqlite_utils", "keyring", "httpx", "pydantic", "pygments")
+VERSION = (*FIRST_FRAME, "PySide6", "qasync")
+
+REPORT = "import json, sys; print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))"
+
+WINDOW = r"""
+import json, sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from app.gui import attach_session
+from app.startup_trace import on_first_paint
+from widgets.main_window import MainWindow
+window = MainWindow()
+seen = {}
+def ready():
+    attach_session(window, discover=False)
+    seen["ready"] = sorted({m.split('.')[0] for m in sys.modules})
+    app.quit()
+def painted():
+    seen["painted"] = sorted({m.split('.')[0] for m in sys.modules})
+    QTimer.singleShot(0, ready)
+watch = on_first_paint(window, painted)
+window.show()
+QTimer.singleShot(20_000, app.quit)
+app.exec()
+print(json.dumps(seen))
+"""
+
+
+def _run(code: str, tmp_path: Path, *args: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PARLEY_HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-c", code, *args], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=90)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip().splitlines()[-1]
+
+
+def _cli_modules(tmp_path: Path, *argv: str) -> set[str]:
+    code = ("import contextlib, io, sys\nfrom app.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n    main(sys.argv[1:])\n" + REPORT)
+    return set(json.loads(_run(code, tmp_path, *argv)))
+
+
+def _loaded(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
+    return sorted(name for name in forbidden if name in modules)
+
+
+def test_version_imports_nothing_heavy(tmp_path):
+    assert _loaded(_cli_modules(tmp_path, "--version"), VERSION) == []
+
+
+def test_tools_list_without_mcp_servers_loads_no_mcp_sdk_extraction_or_search_backend(tmp_path):
+    assert _loaded(_cli_modules(tmp_path, "tools", "list"), (*ON_DEMAND, "click")) == []
+
+
+@pytest.mark.parametrize("argv", [("history", "list"), ("providers", "list"), ("keys", "--help")])
+def test_other_commands_do_not_load_the_mcp_sdk_or_extraction(tmp_path, argv):
+    assert _loaded(_cli_modules(tmp_path, *argv), ON_DEMAND) == []
+
+
+def test_the_first_frame_waits_for_nothing_heavy_and_ready_loads_no_on_demand_library(tmp_path):
+    seen = json.loads(_run(WINDOW, tmp_path))
+    assert set(seen) == {"painted", "ready"}, "the window was never painted offscreen"
+    assert _loaded(set(seen["painted"]), FIRST_FRAME) == []
+    assert _loaded(set(seen["ready"]), ON_DEMAND) == []
+
+
+def test_opening_the_history_loads_no_sqlite_utils_plugins(tmp_path):
+    """Looking for sqlite-utils plugins scans every installed package's entry points at each start."""
+    code = ("from app.paths import resolve_paths\nfrom app.storage import History\n"
+            "history = History.open(resolve_paths().database)\nhistory.list_conversations()\n"
+            "from sqlite_utils import plugins\nprint(plugins._plugins_loaded)")
+    assert _run(code, tmp_path) == "False"

@@ -1,0 +1,140 @@
+"""The rows of the conversation list as a Qt list model: conversations, or search hits, or "No matches".
+
+A model, not an item per row: filling it with 10,000 conversations is one sort and a reset (no Qt object per
+row), and a row's text, time, tooltip and caret-notation title are worked out only when the view asks for them,
+which it does for the rows on screen (bench/startup.py measures the fill and the scroll).
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+
+from widgets.conversation_delegate import DETAIL_ROLE, PIECES_ROLE, PINNED_ROLE, TITLE_ROLE
+from widgets.safe_text import plain_tooltip, visible_controls
+from widgets.search_snippet import snippet_pieces, unmarked
+
+ID_ROLE = Qt.ItemDataRole.UserRole
+DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+NO_MATCHES = "No matches"
+ANSWERING_TEXT = "Answering…"  # a conversation's second line while a run of it is going
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+@dataclass(frozen=True)
+class ConversationItem:
+    id: int
+    title: str
+    updated_at: int  # epoch ms
+    pinned: bool = False
+    answering: bool = False  # a run of it is going (shown instead of the time)
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    conversation_id: int
+    title: str
+    snippet: str  # as the search found it: markdown, with the matched words between search_snippet's marks
+
+
+def when(epoch_ms: int) -> str:
+    moment = datetime.datetime.fromtimestamp(epoch_ms / 1000)
+    today = datetime.date.today()
+    if moment.date() == today:
+        return moment.strftime("%H:%M")
+    if moment.year == today.year:
+        return moment.strftime("%d %b")
+    return moment.strftime("%Y-%m-%d")
+
+
+def _keyed(roles: dict[Any, Any]) -> dict[int, Any]:
+    return {int(role): value for role, value in roles.items()}
+
+
+def _conversation_row(item: ConversationItem) -> dict[int, Any]:
+    title = visible_controls(item.title) or "Untitled"
+    detail = ANSWERING_TEXT if item.answering else when(item.updated_at)
+    return _keyed({
+        Qt.ItemDataRole.DisplayRole: f"{'Pinned: ' if item.pinned else ''}{title}\n{detail}",
+        ID_ROLE: item.id, TITLE_ROLE: title, PINNED_ROLE: item.pinned, DETAIL_ROLE: detail,
+        Qt.ItemDataRole.ToolTipRole: plain_tooltip(item.title),
+    })
+
+
+def _hit_row(hit: SearchHit) -> dict[int, Any]:
+    pieces = snippet_pieces(hit.snippet)
+    title = visible_controls(hit.title) or "Untitled"
+    text = unmarked(pieces)
+    return _keyed({
+        Qt.ItemDataRole.DisplayRole: f"{title}\n{text}",
+        ID_ROLE: hit.conversation_id, TITLE_ROLE: title,
+        PIECES_ROLE: [(piece.text, piece.marked) for piece in pieces],
+        Qt.ItemDataRole.ToolTipRole: plain_tooltip(f"{hit.title}\n{text}" if hit.title else text),
+    })
+
+
+class ConversationModel(QAbstractListModel):
+    """Conversations (pinned first, then newest) or search hits; each row's roles are built on first request."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._sources: list[ConversationItem | SearchHit | None] = []  # None: the "No matches" row
+        self._rows: dict[int, dict[int, Any]] = {}
+
+    def set_conversations(self, items: list[ConversationItem]) -> None:
+        self.beginResetModel()
+        self._sources = sorted(items, key=lambda c: (not c.pinned, -c.updated_at))
+        self._rows = {}
+        self.endResetModel()
+
+    def set_search_results(self, hits: list[SearchHit]) -> None:
+        self.beginResetModel()
+        self._sources = list(hits) if hits else [None]
+        self._rows = {}
+        self.endResetModel()
+
+    def conversation_id(self, row: int) -> int | None:
+        source = self._sources[row] if 0 <= row < len(self._sources) else None
+        if isinstance(source, ConversationItem):
+            return source.id
+        return source.conversation_id if isinstance(source, SearchHit) else None
+
+    def row_of(self, conversation_id: int) -> int | None:
+        return next((row for row in range(len(self._sources)) if self.conversation_id(row) == conversation_id),
+                    None)
+
+    def ids_in_order(self) -> list[int]:
+        return [cid for cid in (self.conversation_id(row) for row in range(len(self._sources))) if cid is not None]
+
+    # --- QAbstractListModel -------------------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
+        return 0 if parent.isValid() else len(self._sources)
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid() or self._sources[index.row()] is None:
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        # Called about 14 times per painted row (the style asks for every role): the cached row comes first.
+        roles = self._rows.get(index.row())
+        if roles is None:
+            roles = self._build(index)
+        return roles.get(role) if roles is not None else None
+
+    def _build(self, index: Index) -> dict[int, Any] | None:
+        if not index.isValid() or not 0 <= index.row() < len(self._sources):
+            return None
+        source = self._sources[index.row()]
+        if source is None:
+            roles = _keyed({Qt.ItemDataRole.DisplayRole: NO_MATCHES})
+        elif isinstance(source, ConversationItem):
+            roles = _conversation_row(source)
+        else:
+            roles = _hit_row(source)
+        self._rows[index.row()] = roles
+        return roles
