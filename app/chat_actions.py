@@ -59,7 +59,8 @@ class ChatActions(QObject):
             tool = registry.get(name)
             return tool.visibility if tool is not None else "primary"
 
-        return chat_messages(records, visibility_of, versions(history, conversation_id))
+        return chat_messages(records, visibility_of, versions(history, conversation_id),
+                             self.session.usage.footers(conversation_id))  # each answer's tokens and cost
 
     def reload(self, *, keep_errors: bool = False) -> None:
         """Show the open conversation's current branch again; ``keep_errors``: with the errors shown after its
