@@ -134,3 +134,11 @@ def test_commands_that_price_nothing_do_not_load_the_price_table() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
     assert out.stdout.strip() == "False"
+
+
+def test_the_built_in_engine_costs_nothing() -> None:
+    from orchestration.providers.presets import provider_from_preset
+
+    config = provider_from_preset("builtin")
+    assert Pricer.for_provider(config, None)("smollm2-135m", USAGE) == 0.0
+    assert pricers_from_settings([], {})(config.display_name)("smollm2-135m", USAGE) == 0.0  # runs saved before
