@@ -157,6 +157,7 @@ class ChatView(QTextBrowser):
         self._streaming = False
         self._stick_to_bottom = True
         self._font_points: int | None = None
+        self._redraw_after_answer = False  # a theme or font change came while an answer streamed
         self._click_position: int | None = None  # where the last mouse click landed, for a code block's Copy
         self._bars_from = 0  # the block the last quote-bar paint started at
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
@@ -168,12 +169,21 @@ class ChatView(QTextBrowser):
         colors = DARK if dark else LIGHT
         if colors_of(self.document()) is not colors:
             self.document().colors = colors  # type: ignore[attr-defined]
-            if not self._streaming and self._history:
-                bar = self.verticalScrollBar()
-                distance_from_bottom = bar.maximum() - bar.value()
-                self._rebuild()
-                bar.setValue(bar.maximum() - distance_from_bottom)
+            self._redraw_shown()
         self.recolour_links()
+
+    def _redraw_shown(self) -> None:
+        """Draw the shown messages again (colours, marker widths and math are baked in when drawn), keeping the
+        scroll position; while an answer streams that waits for its end."""
+        if self._streaming:
+            self._redraw_after_answer = True
+            return
+        self._redraw_after_answer = False
+        if self._history:
+            bar = self.verticalScrollBar()
+            distance_from_bottom = bar.maximum() - bar.value()
+            self._rebuild()
+            bar.setValue(bar.maximum() - distance_from_bottom)
 
     def recolour_links(self) -> None:
         """Give every link and tool chip in the document the palette's current link colour.
@@ -213,10 +223,13 @@ class ChatView(QTextBrowser):
     def _apply_font_size(self) -> None:
         if self._font_points is None or self.font().pointSize() == self._font_points:
             return
+        resized = self.document().defaultFont().pointSize() != self._font_points
         font = self.font()
         font.setPointSize(self._font_points)
         self.setFont(font)
         self.document().setDefaultFont(font)
+        if resized:
+            self._redraw_shown()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -225,7 +238,11 @@ class ChatView(QTextBrowser):
 
     # --- history ------------------------------------------------------------------------------------
     def set_messages(self, messages: list[ChatMessage]) -> None:
-        """Show a conversation: the most recent page now, older pages on scroll up."""
+        """Show a conversation: the most recent page now, older pages on scroll up. An answer streaming into the
+        view is left behind (its conversation's state replays it when shown again)."""
+        self._region = None
+        self._frame.stop()
+        self._streaming = self._redraw_after_answer = False
         self._history = list(messages)
         self._shown_from = max(0, len(messages) - PAGE_SIZE)
         self._rebuild()
@@ -407,6 +424,8 @@ class ChatView(QTextBrowser):
             elif finish_reason == "length":
                 self._notice("The answer hit the output token limit.")
         self._streaming = False
+        if self._redraw_after_answer:
+            self._redraw_shown()
         self._keep_bottom()
 
     def add_error(self, message: str) -> None:
