@@ -10,6 +10,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from app.cli_common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError
 from app.errors import EnvironmentProblem
@@ -62,7 +63,7 @@ def _positive_float(text: str) -> float:
 # keyring, so only the one a command line names is imported (start-up: docs/architecture.md, bench/startup.py).
 MODULE_COMMANDS = {"keys": "keys_command", "providers": "providers_command", "mcp": "mcp_command",
                    "history": "history_command", "search": "history_command", "export": "history_command",
-                   "import": "history_command", "local": "local_command"}
+                   "import": "history_command", "local": "local_command", "usage": "usage.command"}
 INLINE_COMMANDS = ("chat", "models", "tools")
 
 
@@ -159,6 +160,9 @@ def _add_chat_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                       help="with --conversation: go on with its last answer where it stopped (after Ctrl+C or an "
                            "error), in the same answer (the window's Continue)")
     chat.add_argument("--no-save", action="store_true", help="do not save this chat in the history")
+    chat.add_argument("--attach", action="append", type=Path, default=[], metavar="FILE",
+                      help="attach a file (repeatable): an image (PNG, JPEG, WebP, GIF; needs a model with vision), "
+                           "a PDF, or a text, Markdown, code, CSV or JSON file")
     add_provider_arguments(chat, preset_alias=False)
     chat.add_argument("--model", help="model name as the provider knows it (default: the provider's default model)")
     chat.add_argument("--idle-timeout", type=_positive_float, metavar="SECONDS",
@@ -167,6 +171,8 @@ def _add_chat_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                                        "settings' chat.system_prompt)")
     chat.add_argument("--tools", default=None, metavar="NAMES|all|none",
                       help="comma-separated tool names, all (default, or the conversation's) or none")
+    chat.add_argument("--over-budget", action="store_true",
+                      help="send even when this month's spend has reached usage.monthly_budget_usd")
     chat.add_argument("--approve", choices=["all", "none"], default=None,
                       help="tools that need approval (file tools, policy ask): run all or none of them without "
                            "asking; default: ask on a terminal, otherwise none")
@@ -234,6 +240,10 @@ def _dispatch(args: argparse.Namespace) -> int | None:
         from app.local_command import run_local
 
         return run_local(args)
+    if args.command == "usage":
+        from app.usage.command import run_usage
+
+        return run_usage(args)
     from app import history_command
 
     commands = {"history": history_command.run_history, "search": history_command.run_search,

@@ -9,12 +9,13 @@ An answer continued after Stop is one bubble whose state is that of its latest p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from app.storage.branches import Versions
 from app.storage.records import MessageRecord
 from orchestration.tool_outcome import duplicate_of
 from widgets.chat_view import ChatMessage, ToolChip
+from widgets.message_attachments import AttachmentView
 
 STATUS_RANK = {"complete": 0, "interrupted": 1, "error": 2, "streaming": 1}
 LENGTH_NOTICE = "The answer hit the output token limit."  # as the live view says it (widgets/chat_view.py)
@@ -27,9 +28,13 @@ def _versions(record: MessageRecord, versions: dict[int, Versions] | None) -> tu
 
 def chat_messages(records: Iterable[MessageRecord],
                   visibility_of: Callable[[str], str] = lambda name: "primary",
-                  versions: dict[int, Versions] | None = None) -> list[ChatMessage]:
+                  versions: dict[int, Versions] | None = None,
+                  attachments_of: Callable[[MessageRecord], list[AttachmentView]] = lambda record: [],
+                  footers: Mapping[str, tuple[str, str]] | None = None) -> list[ChatMessage]:
     """``visibility_of`` gives a tool's visibility by name (hidden tools get no chip, as while streaming);
-    ``versions`` (app/storage/branches.py) adds the ‹ 2/3 › switcher to messages with siblings."""
+    ``versions`` (app/storage/branches.py) adds the ‹ 2/3 › switcher to messages with siblings;
+    ``attachments_of`` gives a user message's attachments as the view shows them; ``footers`` an answer's tokens
+    and cost and its tooltip by run id (app/usage/window.py)."""
     shown: list[ChatMessage] = []
     joining = False
     last_run: str | None = None
@@ -44,7 +49,8 @@ def chat_messages(records: Iterable[MessageRecord],
     for record in records:
         if record.role == "user":
             end_answer()
-            shown.append(ChatMessage("user", record.content, ref=record.id, versions=_versions(record, versions)))
+            shown.append(ChatMessage("user", record.content, ref=record.id, versions=_versions(record, versions),
+                                     attachments=attachments_of(record) if record.attachments else []))
             joining = False
             continue
         if record.role != "assistant":
@@ -55,6 +61,8 @@ def chat_messages(records: Iterable[MessageRecord],
             shown.append(ChatMessage("assistant", "", ref=record.id, versions=_versions(record, versions)))
             joining = True
         answer = shown[-1]
+        if footers and record.run_id is not None and record.run_id in footers:
+            answer.footer, answer.footer_detail = footers[record.run_id]
         base = len(answer.text)
         cut_short = record.finish_reason == "length"
         if answer.text and record.content and not answer.text.endswith("\n") and not continued:

@@ -16,8 +16,10 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
+from app.attachment_check import images_as_notes, images_refused
 from app.chat_recording import ChatConversation, Placement, prepare_conversation
 from app.conversation_chat import stored_from
 from app.engine import library
@@ -30,11 +32,12 @@ from app.storage import History
 from app.storage.chat_settings import ChatSettingsStore
 from app.storage.run_recorder import RunRecorder
 from app.tool_setup import add_mcp_tools, tool_registry
+from app.usage.prices import Pricer
 from orchestration.engine import ChatAdapter, NamedToolChoice, ToolChoice
 from orchestration.event_redaction import RedactingEmitter
 from orchestration.events import RunEvent
 from orchestration.limits import LoopLimits
-from orchestration.loop import RunLoop, RunRequest, RunResult
+from orchestration.loop import PriceFn, RunLoop, RunRequest, RunResult
 from orchestration.messages import Message
 from orchestration.providers import ADAPTER_KINDS, adapter_for
 from orchestration.providers.chat_controls import MAX_OUTPUT_TOKENS_LIMIT, chat_controls
@@ -45,6 +48,9 @@ from orchestration.tool_api import ToolSet
 from orchestration.tool_turn import Approver
 from tools.mcp import McpManager
 from tools.registry import ToolRegistry, UnknownToolError
+
+if TYPE_CHECKING:
+    from app.attachments import PreparedAttachment
 
 Subscriber = Callable[[RunEvent], None]
 RegistryFactory = Callable[[Settings, Callable[[str], str | None]], ToolRegistry]
@@ -78,6 +84,7 @@ class ChatTarget:
     model: str
     reasoning_effort: ReasoningEffort | None = None
     builtin: bool = False  # the built-in engine (app/engine), started when the run first needs it
+    preset: str | None = None  # the preset the provider was made from (prices are looked up by it)
 
     @property
     def api_key(self) -> str | None:
@@ -111,6 +118,16 @@ class MissingModelError(RunSetupError):
     def __init__(self, provider: str) -> None:
         super().__init__(f"provider {provider} has no model chosen and no default model")
         self.provider = provider
+
+
+class VisionUnsupportedError(RunSetupError):
+    """Images attached for a model whose capabilities say it takes none (docs/providers.md, vision)."""
+
+    def __init__(self, provider: str, model: str, images: list[str]) -> None:
+        super().__init__(f"{model} ({provider}) does not accept images; remove {', '.join(images)} or choose a "
+                         "model with vision (a provider whose model does take images: set its capability "
+                         "\"vision\": true in the settings)")
+        self.provider, self.model, self.images = provider, model, images
 
 
 class EngineUnavailableError(RunSetupError):
@@ -147,6 +164,8 @@ class RunPlan:
     tool_names: list[str]
     tool_choice: ToolChoice
     limits: LoopLimits
+    attachments: Sequence[PreparedAttachment] = field(default_factory=tuple)  # sent with the prompt
+    pricer: Pricer | None = None  # what each model call costs (the usage events' cost_usd)
 
     @property
     def secrets(self) -> list[str]:
@@ -181,10 +200,15 @@ class RunService:
         self.engine = engine
 
     # --- checks, nothing written ----------------------------------------------------------------------
-    def plan(self, prompt: str | None, chat: ChatSettings) -> RunPlan:
-        """Raises a ``RunSetupError`` kind, ``UnsupportedKindError``, ``SecretStoreError`` (an unreadable key)
-        or ``ProviderSetupError`` (a provider whose settings are unusable)."""
+    def plan(self, prompt: str | None, chat: ChatSettings,
+             attachments: Sequence[PreparedAttachment] = ()) -> RunPlan:
+        """Raises a ``RunSetupError`` kind (``VisionUnsupportedError`` for images the model cannot take),
+        ``UnsupportedKindError``, ``SecretStoreError`` (an unreadable key) or ``ProviderSetupError`` (a provider
+        whose settings are unusable)."""
         target = self.target(chat)
+        refused = images_refused(target.config, target.model, [a.part for a in attachments])
+        if refused:
+            raise VisionUnsupportedError(target.config.id, target.model, refused)
         if chat.idle_timeout is not None:
             target = replace(target, config=target.config.model_copy(update={"idle_timeout": chat.idle_timeout}))
         registry = self.registry_factory(self.settings, self.secrets.lookup)
@@ -200,14 +224,15 @@ class RunService:
         if target.config.kind not in ADAPTER_KINDS:
             adapter_for(target.config)  # raises UnsupportedKindError, naming the kinds there are
         _check_controls(chat, target)
-        return RunPlan(prompt, chat, target, registry, names, choice, limits)
+        pricer = Pricer.for_provider(target.config, target.preset, self.settings.usage.prices)
+        return RunPlan(prompt, chat, target, registry, names, choice, limits, tuple(attachments), pricer)
 
     def target(self, chat: ChatSettings) -> ChatTarget:
         """The provider, key and model ``chat`` names (else the settings' default provider)."""
         if chat.one_off is not None:
             if not chat.model:
                 raise MissingModelError(chat.one_off.id)
-            return ChatTarget(chat.one_off, chat.model, chat.reasoning_effort)
+            return ChatTarget(chat.one_off, chat.model, chat.reasoning_effort, preset=chat.one_off.id)
         if chat.provider:
             entry = self.settings.provider(chat.provider)
             if entry is None and chat.provider == BUILTIN_PROVIDER:
@@ -252,7 +277,8 @@ class RunService:
         model = chat.model or entry.default_model
         if not model:
             raise MissingModelError(entry.id)
-        return ChatTarget(provider_config(entry, key), model, chat.reasoning_effort or entry.reasoning_effort)
+        return ChatTarget(provider_config(entry, key), model, chat.reasoning_effort or entry.reasoning_effort,
+                          preset=entry.preset)
 
     def _selected(self, registry: ToolRegistry, spec: str | tuple[str, ...]) -> list[str]:
         """With ``all`` or the chat's own pick, the tools the settings disable or deny are left out."""
@@ -280,15 +306,19 @@ class RunService:
         conversation = prepare_conversation(
             history, conversation_id, plan.prompt, system=chat.system, regenerate=regenerate, save=chat.save,
             provider=target.config.id, model=target.model, secrets=plan.secrets, memory=memory,
-            placement=placement)
+            placement=placement, attachments=[a.part for a in plan.attachments])
         if history is not None and conversation.recorder is not None and conversation.conversation_id is not None:
             ChatSettingsStore(history).save(conversation.conversation_id, stored_from(chat, target))
         run_id = uuid.uuid4().hex
         if conversation.recorder is not None:
             conversation.recorder.begin(conversation.prompt, reply_to=conversation.reply_to, run_id=run_id,
-                                        provider=target.config.id, model=target.model, after=conversation.after)
+                                        provider=target.config.id, model=target.model, after=conversation.after,
+                                        attachments=plan.attachments)
         cid = conversation.conversation_id
-        request = RunRequest(model=target.model, messages=conversation.messages, tool_names=plan.tool_names,
+        messages = conversation.messages
+        if not target.config.capabilities.for_model(target.model).vision:
+            messages = images_as_notes(messages, target.model)
+        request = RunRequest(model=target.model, messages=messages, tool_names=plan.tool_names,
                              tool_choice=plan.tool_choice, stream=chat.stream,
                              reasoning_effort=target.reasoning_effort, max_output_tokens=chat.max_output_tokens,
                              temperature=chat.temperature,
@@ -330,12 +360,13 @@ async def run(prepared: PreparedRun, subscriber: Subscriber, approver: Approver 
     and the partial answer saved)."""
     plan = prepared.plan
     return await run_loop(prepared.adapter, plan.registry, prepared.request, subscriber, limits=plan.limits,
-                          approver=approver, recorder=prepared.recorder, secrets=plan.secrets)
+                          approver=approver, recorder=prepared.recorder, secrets=plan.secrets, price=plan.pricer)
 
 
 async def run_loop(adapter: ChatAdapter, tools: ToolSet, request: RunRequest, subscriber: Subscriber, *,
                    limits: LoopLimits | None = None, approver: Approver | None = None,
-                   recorder: RunRecorder | None = None, secrets: Sequence[str] = ()) -> RunResult:
+                   recorder: RunRecorder | None = None, secrets: Sequence[str] = (),
+                   price: PriceFn | None = None) -> RunResult:
     """The loop with its sinks: the recorder gets each event first, then the subscriber with ``secrets``
     hidden (some providers and models echo the key, even split across streamed pieces). The adapter is
     closed at the end."""
@@ -346,7 +377,7 @@ async def run_loop(adapter: ChatAdapter, tools: ToolSet, request: RunRequest, su
             recorder(event)
         shown(event)
 
-    loop = RunLoop(adapter, tools, emit, limits=limits, approver=approver)
+    loop = RunLoop(adapter, tools, emit, limits=limits, approver=approver, price=price)
     ticker = asyncio.ensure_future(checkpoints(recorder)) if recorder is not None else None
     try:
         return await loop.run(request)

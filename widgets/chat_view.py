@@ -29,13 +29,17 @@ from PySide6.QtGui import (
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
+    QTextFormat,
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from orchestration.tool_outcome import normalized_key
 from widgets.code_highlighter import CodeHighlighter, warm_up_after_paint
+from widgets.cost_text import AnswerUsage
 from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at, colors_of, start_block
 from widgets.markdown_render import StreamingMarkdown, append_markdown
+from widgets.message_attachments import SCHEME as ATTACHMENT_SCHEME
+from widgets.message_attachments import AttachmentView, ImageViewer, insert_attachments
 from widgets.safe_text import SafeDocument, visible_controls
 from widgets.tool_chip_text import write_chip
 
@@ -49,6 +53,7 @@ BOTTOM_SLACK_PX = 8  # within this of the bottom counts as "at the bottom" for a
 QUOTE_BAR_PX = 3  # width of the bar drawn left of a quote
 LABEL_COLOUR = "#7a7f87"  # "You" / "Assistant" and notices
 ERROR_COLOUR = "#c0392b"
+FOOTER_COLOUR = "#8a8f98"  # an answer's tokens and cost: grey enough for both themes
 BAR_CHECK_EVERY = 8  # blocks walked between checks of whether the repainted band has ended
 
 
@@ -77,6 +82,9 @@ class ChatMessage:
     status: str = "complete"  # complete | interrupted | error
     ref: int | None = None  # the stored message it shows (its first, for an answer); None while streaming
     versions: tuple[int, int] | None = None  # (position, count) among its versions, when it has several
+    attachments: list[AttachmentView] = field(default_factory=list)  # a user message's files
+    footer: str = ""  # an answer's tokens and cost (widgets/cost_text.py), in small type under it
+    footer_detail: str = ""  # the footer's tooltip
 
 
 def _label_format(*, bold: bool = False, italic: bool = False) -> QTextCharFormat:
@@ -147,11 +155,14 @@ class ChatView(QTextBrowser):
         self._chips: dict[str, tuple[ToolChip, QTextCursor]] = {}
         self._history: list[ChatMessage] = []
         self._starts: list[tuple[int, QTextCursor]] = []  # (index in _history, cursor at its label), as shown
+        self._answer_usage = AnswerUsage()  # the streaming run's usage events, for its answer's footer
         self._shown_from = 0
         self._streaming = False
         self._stick_to_bottom = True
         self._font_points: int | None = None
+        self._redraw_after_answer = False  # a theme or font change came while an answer streamed
         self._click_position: int | None = None  # where the last mouse click landed, for a code block's Copy
+        self.viewer: ImageViewer | None = None  # the attached image opened last
         self._bars_from = 0  # the block the last quote-bar paint started at
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         warm_up_after_paint(self.viewport())  # syntax lexers, built one at a time once the view is on screen
@@ -162,12 +173,21 @@ class ChatView(QTextBrowser):
         colors = DARK if dark else LIGHT
         if colors_of(self.document()) is not colors:
             self.document().colors = colors  # type: ignore[attr-defined]  # our SafeDocument carries the colours
-            if not self._streaming and self._history:
-                bar = self.verticalScrollBar()
-                distance_from_bottom = bar.maximum() - bar.value()
-                self._rebuild()
-                bar.setValue(bar.maximum() - distance_from_bottom)
+            self._redraw_shown()
         self.recolour_links()
+
+    def _redraw_shown(self) -> None:
+        """Draw the shown messages again (colours, marker widths and math are baked in when drawn), keeping the
+        scroll position; while an answer streams that waits for its end."""
+        if self._streaming:
+            self._redraw_after_answer = True
+            return
+        self._redraw_after_answer = False
+        if self._history:
+            bar = self.verticalScrollBar()
+            distance_from_bottom = bar.maximum() - bar.value()
+            self._rebuild()
+            bar.setValue(bar.maximum() - distance_from_bottom)
 
     def recolour_links(self) -> None:
         """Give every link and tool chip in the document the palette's current link colour.
@@ -207,10 +227,13 @@ class ChatView(QTextBrowser):
     def _apply_font_size(self) -> None:
         if self._font_points is None or self.font().pointSize() == self._font_points:
             return
+        resized = self.document().defaultFont().pointSize() != self._font_points
         font = self.font()
         font.setPointSize(self._font_points)
         self.setFont(font)
         self.document().setDefaultFont(font)
+        if resized:
+            self._redraw_shown()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -219,7 +242,11 @@ class ChatView(QTextBrowser):
 
     # --- history ------------------------------------------------------------------------------------
     def set_messages(self, messages: list[ChatMessage]) -> None:
-        """Show a conversation: the most recent page now, older pages on scroll up."""
+        """Show a conversation: the most recent page now, older pages on scroll up. An answer streaming into the
+        view is left behind (its conversation's state replays it when shown again)."""
+        self._region = None
+        self._frame.stop()
+        self._streaming = self._redraw_after_answer = False
         self._history = list(messages)
         self._shown_from = max(0, len(messages) - PAGE_SIZE)
         self._rebuild()
@@ -260,6 +287,7 @@ class ChatView(QTextBrowser):
         self._mark_start(index)
         if message.role == "user":
             self._header("You", message)
+            self._attachments(message.attachments)
             self._markdown(message.text)
         elif message.role == "assistant":
             self._header("Assistant", message)
@@ -275,16 +303,18 @@ class ChatView(QTextBrowser):
                 self._notice("Stopped: the answer above is partial.")
             elif message.status == "error":
                 self._notice("The answer above was cut off by an error.")
+            self._footer(message)
         elif message.role == "error":
             self._error_block(message.text)
         else:
             self._notice(message.text)
 
     # --- streaming ----------------------------------------------------------------------------------
-    def add_user_message(self, text: str) -> None:
-        self._history.append(ChatMessage("user", text))
+    def add_user_message(self, text: str, attachments: list[AttachmentView] | None = None) -> None:
+        self._history.append(ChatMessage("user", text, attachments=list(attachments or [])))
         self._mark_start(len(self._history) - 1)
         self._header("You")
+        self._attachments(attachments or [])
         self._markdown(text)
         self.scroll_to_bottom()
 
@@ -400,6 +430,8 @@ class ChatView(QTextBrowser):
             elif finish_reason == "length":
                 self._notice("The answer hit the output token limit.")
         self._streaming = False
+        if self._redraw_after_answer:
+            self._redraw_shown()
         self._keep_bottom()
 
     def add_error(self, message: str) -> None:
@@ -423,9 +455,13 @@ class ChatView(QTextBrowser):
             self.set_tool_result(event.id, event.status, event.result, event.duration_ms, event.visibility)
         elif kind == "error":
             self.add_error(event.message)
+        elif kind == "usage":
+            self._answer_usage.add(event)
         elif kind == "done":
             self.end_assistant(event.finish_reason)
+            self._end_usage()
         elif kind == "run_started":
+            self._answer_usage = AnswerUsage()
             self.begin_assistant()
 
     @property
@@ -512,9 +548,41 @@ class ChatView(QTextBrowser):
             return QRect(0, int(top) - scrolled, self.viewport().width(), max(1, int(bottom - top)))
         return None
 
+    def _attachments(self, views: list[AttachmentView]) -> None:
+        if views:
+            insert_attachments(self.document(), self._cursor_at_end(), views)
+
+    def open_attachment(self, key: str) -> ImageViewer | None:
+        """Open an attached image of the shown conversation larger (None when there is no such image)."""
+        view = next((a for m in self._history for a in m.attachments if a.key == key and a.image), None)
+        if view is None or view.image_bytes() is None:
+            return None
+        self.viewer = ImageViewer(view, self)
+        self.viewer.show()
+        return self.viewer
+
     def _markdown(self, text: str) -> None:
         if text.strip():
             append_markdown(self.document(), text)
+
+    def _end_usage(self) -> None:
+        """The finished run's tokens and cost under its answer."""
+        usage, self._answer_usage = self._answer_usage, AnswerUsage()
+        answer = next((m for m in reversed(self._history) if m.role == "assistant"), None)
+        if answer is None or not usage.calls:
+            return
+        answer.footer, answer.footer_detail = usage.footer(), usage.detail()
+        self._footer(answer)
+        self._keep_bottom()
+
+    def _footer(self, message: ChatMessage) -> None:
+        if not message.footer:
+            return
+        small = _label_format()
+        small.setForeground(QColor(FOOTER_COLOUR))
+        small.setProperty(QTextFormat.Property.FontSizeAdjustment, -1)  # one step smaller, whatever the size
+        small.setToolTip(message.footer_detail)
+        self._cursor_at_end().insertText(_one_block(message.footer), small)
 
     def _notice(self, text: str) -> None:
         self._cursor_at_end().insertText(_one_block(text), _label_format(italic=True))
@@ -583,6 +651,9 @@ class ChatView(QTextBrowser):
             if entry is not None:
                 entry[0].expanded = not entry[0].expanded
                 self._refresh_chip(*entry)
+            return
+        if url.scheme() == ATTACHMENT_SCHEME:
+            self.open_attachment(url.path())
             return
         if url.scheme() in ("http", "https"):
             self._open_url(url)

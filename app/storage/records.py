@@ -70,6 +70,24 @@ class ToolCallRecord:
 
 
 @dataclass(frozen=True)
+class AttachmentRecord:
+    """A file attached to a user message; the bytes are in the attachment store under ``sha256``."""
+
+    id: int
+    message_id: int
+    position: int
+    kind: Literal["image", "document"]
+    name: str
+    media_type: str
+    sha256: str
+    size: int
+    width: int | None
+    height: int | None
+    text: str | None  # a document's text as sent
+    note: str
+
+
+@dataclass(frozen=True)
 class MessageRecord:
     id: int
     conversation_id: int
@@ -85,14 +103,16 @@ class MessageRecord:
     created_at: int
     updated_at: int
     tool_calls: tuple[ToolCallRecord, ...] = field(default=())
+    attachments: tuple[AttachmentRecord, ...] = field(default=())
 
     @classmethod
-    def from_row(cls, row: dict[str, Any], tool_calls: tuple[ToolCallRecord, ...] = ()) -> MessageRecord:
+    def from_row(cls, row: dict[str, Any], tool_calls: tuple[ToolCallRecord, ...] = (),
+                 attachments: tuple[AttachmentRecord, ...] = ()) -> MessageRecord:
         return cls(id=row["id"], conversation_id=row["conversation_id"], parent_id=row["parent_id"],
                    run_id=row["run_id"], role=row["role"], content=row["content"], reasoning=row["reasoning"],
                    status=row["status"], finish_reason=row["finish_reason"], model=row["model"],
                    usage=loads_or_none(row["usage"]), created_at=row["created_at"], updated_at=row["updated_at"],
-                   tool_calls=tool_calls)
+                   tool_calls=tool_calls, attachments=attachments)
 
 
 @dataclass(frozen=True)
@@ -112,6 +132,7 @@ class RunRecord:
     reasoning_tokens: int | None
     cached_tokens: int | None
     error: dict[str, Any] | None
+    cost_usd: float | None = None  # None: unknown (no price, or no usage reported), or not priced yet
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> RunRecord:
@@ -120,4 +141,5 @@ class RunRecord:
                    finish_reason=row["finish_reason"], started_at=row["started_at"], ended_at=row["ended_at"],
                    iterations=row["iterations"], input_tokens=row["input_tokens"],
                    output_tokens=row["output_tokens"], reasoning_tokens=row["reasoning_tokens"],
-                   cached_tokens=row["cached_tokens"], error=loads_or_none(row["error"]))
+                   cached_tokens=row["cached_tokens"], error=loads_or_none(row["error"]),
+                   cost_usd=row.get("cost_usd"))

@@ -20,9 +20,11 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from app.storage import attachments as attachment_rows
 from app.storage.errors import StorageError, storage_errors
 from app.storage.history import History, ResumePoint, now_ms
 from app.storage.inserted import inserted_id
@@ -31,6 +33,9 @@ from app.storage.transactions import write_transaction
 from orchestration.event_redaction import RedactingEmitter
 from orchestration.events import FinishReason, RunError, RunEvent, ToolCallInfo, ToolResult, event_json
 from orchestration.redaction import redact_text, replace_secrets, withhold_secret_start
+
+if TYPE_CHECKING:
+    from app.attachments import PreparedAttachment
 
 # Longest time streamed text stays only in memory before a checkpoint writes it, in seconds.
 CHECKPOINT_INTERVAL_S = 2.0
@@ -95,6 +100,7 @@ class RunRecorder:
         self._events: list[RunEvent] = []
         self._error: RunError | None = None
         self._usage_unknown = False  # a model call finished without reporting usage
+        self._costs: list[float | None] = []  # each usage event's cost_usd
         self._provider: str | None = None
         self._model: str | None = None
         self._dirty = False
@@ -106,14 +112,16 @@ class RunRecorder:
 
     # --- start ----------------------------------------------------------------------------------------
     def begin(self, user_text: str | None, *, reply_to: int | None = None, run_id: str | None = None,
-              provider: str | None = None, model: str | None = None, after: int | None = None) -> RunIds:
+              provider: str | None = None, model: str | None = None, after: int | None = None,
+              attachments: Sequence[PreparedAttachment] = ()) -> RunIds:
         """Write the user message and the run row, before the request is sent.
 
         The user message goes after the resume point given to the recorder (the one its request's context was
         read up to), else after ``History.resume_point`` read inside this same write transaction.
         ``user_text=None`` regenerates: the answer becomes a new reply to ``reply_to`` (a user message), next to
         any earlier answers. ``after`` (with ``reply_to``) continues an answer stopped early: the new assistant
-        messages follow that message of the answer, so the view shows one answer.
+        messages follow that message of the answer, so the view shows one answer. ``attachments`` go into the
+        attachment store first, then their rows with the user message.
         Raises StorageError when they cannot be written; then no request should be sent.
         """
         if self._active:
@@ -125,6 +133,8 @@ class RunRecorder:
         self.save_error = self.checkpoint_error = None
         run_id = run_id or uuid.uuid4().hex
         db = self.history.db
+        if attachments and user_text is not None:
+            attachment_rows.store_files(self.history.attachments, (a.stored for a in attachments), self.history.path)
         with storage_errors(self.history.path, "save your message"), write_transaction(db):
             now = now_ms()
             if user_text is not None:
@@ -134,6 +144,7 @@ class RunRecorder:
                     "updated_at) VALUES (?, ?, 'user', ?, 'complete', ?, ?)",
                     [self.conversation_id, parent, replace_secrets(user_text, self.secrets), now, now])
                 anchor = inserted_id(cursor)
+                attachment_rows.insert_rows(db, anchor, [a.part for a in attachments])
             else:
                 assert reply_to is not None  # checked above: no user text means a regeneration
                 anchor = self._reply_anchor(reply_to)
@@ -203,6 +214,9 @@ class RunRecorder:
             counts = {"input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
                       "reasoning_tokens": event.reasoning_tokens, "cached_tokens": event.cached_tokens}
             turn.usage = {k: (turn.usage or {}).get(k, 0) + v for k, v in counts.items()}
+            if event.cache_write_tokens:
+                turn.usage["cache_write_tokens"] = turn.usage.get("cache_write_tokens", 0) + event.cache_write_tokens
+            self._costs.append(event.cost_usd)
         elif event.type == "model_call_finished" and event.input_tokens is None:
             self._usage_unknown = True
         elif event.type == "warning" and event.code == "TOOL_CALLS_IGNORED":
@@ -346,6 +360,9 @@ class RunRecorder:
         # Unknown (NULL), not 0, when no call reported usage or a completed call reported none.
         totals: dict[str, int | None] = (dict.fromkeys(keys) if not reported or self._usage_unknown
                                          else {k: sum(u.get(k, 0) for u in reported) for k in keys})
+        # The run's cost: the calls' sum; unknown when any call's price or usage was.
+        cost = (None if totals["input_tokens"] is None or any(c is None for c in self._costs)
+                else sum(c for c in self._costs if c is not None))
         iterations = max((e.iteration for e in self._events), default=0)
         error = None
         if self._error is not None:
@@ -353,11 +370,11 @@ class RunRecorder:
                                 "message": redact_text(self._error.message, self.secrets)})
         self.history.db.execute(
             "UPDATE runs SET status = ?, finish_reason = ?, ended_at = ?, iterations = ?, input_tokens = ?, "
-            "output_tokens = ?, reasoning_tokens = ?, cached_tokens = ?, error = ?, provider = ?, model = ? "
-            "WHERE id = ?",
+            "output_tokens = ?, reasoning_tokens = ?, cached_tokens = ?, error = ?, provider = ?, model = ?, "
+            "cost_usd = ?, priced_at = ? WHERE id = ?",
             [status, finish_reason, now_ms(), iterations, totals["input_tokens"], totals["output_tokens"],
              totals["reasoning_tokens"], totals["cached_tokens"], error, self._provider, self._model,
-             self.ids.run_id])
+             cost, now_ms(), self.ids.run_id])
 
     def _write_events(self) -> None:
         assert self.ids is not None
