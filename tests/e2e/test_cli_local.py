@@ -9,6 +9,7 @@ from pathlib import Path
 
 from app.engine.library import DEMO_MODEL
 from tests.e2e.test_cli_chat import parley
+from tests.support.gguf_files import write_gguf
 
 
 def settings_file() -> Path:
@@ -22,7 +23,7 @@ def test_the_library_from_add_to_remove(tmp_path: Path) -> None:
     assert rows[0]["name"] == DEMO_MODEL and rows[0]["default"] and rows[0]["demo"]
 
     model = tmp_path / "Tiny-Model.Q8_0.gguf"
-    model.write_bytes(b"GGUF" + b"\0" * 4096)
+    write_gguf(model)
     added = parley("local", "add", str(model), "--default")
     assert added.returncode == 0, added.stderr
     assert "added tiny-model.q8_0" in added.stderr
