@@ -7,7 +7,8 @@ files get the Hub's 404s with ``X-Error-Code``. ``GET /cdn/{sha256}`` on a secon
 serves the bytes and honours ``Range`` (206 with ``Content-Range``).
 
 Scripted faults: ``break_after`` (the next transfers stop after that many bytes and the connection is closed)
-and ``corrupt`` (the bytes served differ from the ones the sha256 was taken of). Bodies go out in two flushed
+``corrupt`` (the bytes served differ from the ones the sha256 was taken of) and ``pause_at`` (the next
+transfer stalls after that many bytes, for a Ctrl+C in the middle). Bodies go out in two flushed
 halves, so a client sees at least two pieces.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from tests.support.loopback import LoopbackServer, Request, Response
+from tests.support.loopback import Chunk, LoopbackServer, Request, Response
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -35,6 +36,8 @@ class FakeHub:
     files: dict[tuple[str, str], HubFile] = field(default_factory=dict)
     break_after: list[int] = field(default_factory=list)  # one entry per transfer to cut, in order
     corrupt: bool = False
+    pause_at: int | None = None  # the next transfer waits ``pause`` seconds after this many bytes
+    pause: float = 30.0
     server: LoopbackServer | None = None
     cdn: LoopbackServer | None = None  # another origin, as the Hub's CDN is: the client must not follow there
 
@@ -105,4 +108,8 @@ class FakeHub:
             cut = min(self.break_after.pop(0), len(body))
             return Response(status=status, headers=headers, chunks=[body[:cut]], chunked=False,
                             close=True)  # a clean close short of Content-Length (an RST would drop what is queued)
+        if self.pause_at is not None:
+            cut, self.pause_at = min(self.pause_at, len(body)), None
+            return Response(status=status, headers=headers, chunked=False,
+                            chunks=[body[:cut], Chunk(body[cut:], self.pause)])
         return Response(status=status, headers=headers, chunks=[body[:half], body[half:]], chunked=False)
