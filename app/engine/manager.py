@@ -62,6 +62,10 @@ class BuiltinEngine:
     def add_listener(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
+    def remove_listener(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     def _set(self, status: EngineStatus) -> None:
         self.status = status
         for listener in list(self._listeners):

@@ -1,0 +1,269 @@
+"""The app side of Preferences > Local models: library changes saved at once (as ``parley local`` does), GGUF
+metadata read and downloads run on worker threads, engine preload and restart, and the engine's state and log.
+
+Library changes (add, delete, default, a finished download) are written to settings.json immediately and given
+to the running session, so a download that finishes after the dialog closed still counts; the dialog's OK keeps
+the engine section as it is then (``PreferencesDialog.add_live_tab``). Worker threads only emit Qt signals;
+everything they report is handled on the UI thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from pathlib import Path
+from typing import Protocol
+
+from PySide6.QtCore import QObject, Signal
+
+from app.engine import catalog, download, gguf_info, library, memory
+from app.engine.manager import BuiltinEngine, EngineStatus
+from app.engine.settings import EngineSettings
+from app.settings import Settings, SettingsError, save_settings
+from widgets.preferences_local_models import DownloadChoice, LocalModelsTab, ModelRow
+
+log = logging.getLogger(__name__)
+
+MODELS_FOLDER = "models"  # under the data folder, as `parley local download` uses
+LOG_LINES = 40
+
+
+class Session(Protocol):
+    settings: Settings
+    settings_path: Path
+    engine: BuiltinEngine
+
+    def refresh_providers(self) -> None: ...
+
+
+def log_tail(path: Path, lines: int = LOG_LINES) -> str:
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, 2)
+            handle.seek(max(0, handle.tell() - 16_384))
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+class LocalModelsPanel(QObject):
+    _progress = Signal(str, int, object)
+    _finished = Signal(object, str)  # the downloaded path or None, and a message
+    _info_read = Signal()
+
+    def __init__(self, session: Session, tab: LocalModelsTab) -> None:
+        super().__init__(tab)
+        self.session, self.tab = session, tab
+        self.data_dir = session.engine.log_path.parent
+        self.models_dir = self.data_dir / MODELS_FOLDER
+        self.cache = gguf_info.InfoCache(self.data_dir)
+        self.problems: dict[str, str] = {}
+        self.cancel: threading.Event | None = None
+        self.worker: threading.Thread | None = None
+        self._reading: set[str] = set()
+        self._tasks: set[asyncio.Future] = set()
+        self._progress.connect(tab.set_download_progress)
+        self._finished.connect(self._download_done)
+        self._info_read.connect(self.refresh)
+        tab.default_chosen.connect(self.make_default)
+        tab.add_requested.connect(self.add)
+        tab.delete_requested.connect(self.delete)
+        tab.download_requested.connect(self.start_download)
+        tab.cancel_requested.connect(self.cancel_download)
+        tab.preload_requested.connect(self.preload)
+        tab.restart_requested.connect(self.restart)
+        session.engine.add_listener(self.show_engine)
+        tab.destroyed.connect(lambda *_: session.engine.remove_listener(self.show_engine))
+        self.refresh()
+        self.show_engine(session.engine.status)
+
+    @staticmethod
+    def choices() -> list[DownloadChoice]:
+        return [DownloadChoice(m.name, m.repo, m.file, m.size, m.license, m.note) for m in catalog.CATALOG]
+
+    # --- rows ---------------------------------------------------------------------------------------
+    def engine_settings(self) -> EngineSettings:
+        return self.session.settings.engine
+
+    def rows(self) -> list[ModelRow]:
+        engine = self.engine_settings()
+        default = library.default_model_name(engine)
+        rows, unread = [], []
+        for entry in library.models(engine):
+            try:
+                size: int | None = entry.path.stat().st_size
+            except OSError:
+                size = None
+            info = self.cache.cached(entry.path) if size is not None else None
+            note = self.problems.get(str(entry.path), "")
+            if size is None:
+                note = "the file is missing: add it again or delete this entry"
+            elif info is None and not note:
+                note = "reading its metadata…"
+                unread.append(entry.path)
+            elif not note:
+                note = memory.too_big_warning(size) or ""
+            rows.append(ModelRow(entry.name, str(entry.path), size, info and info.quantization,
+                                 info and info.context_length, info and info.license, entry.name == default,
+                                 entry.demo, note))
+        self._read_in_background(unread)
+        return rows
+
+    def refresh(self) -> None:
+        self.tab.set_rows(self.rows())
+
+    def _read_in_background(self, paths: list[Path]) -> None:
+        todo = [p for p in paths if str(p) not in self._reading]
+        if not todo:
+            return
+        self._reading.update(str(p) for p in todo)
+
+        def work() -> None:
+            for path in todo:
+                try:
+                    self.cache.read(path)
+                except (gguf_info.DamagedModelError, OSError) as exc:
+                    self.problems[str(path)] = str(exc)
+                finally:
+                    self._reading.discard(str(path))
+                self._info_read.emit()
+
+        threading.Thread(target=work, name="gguf-metadata", daemon=True).start()
+
+    # --- library changes, saved at once --------------------------------------------------------------
+    def _commit(self, engine: EngineSettings) -> None:
+        session = self.session
+        session.settings = session.settings.model_copy(update={"engine": engine})
+        session.engine.settings = engine
+        try:
+            save_settings(session.settings, session.settings_path)
+        except SettingsError as problem:
+            self.tab.show_problem(f"{problem} The change applies to this session only.")
+        session.refresh_providers()
+        self.refresh()
+
+    def make_default(self, name: str) -> None:
+        engine = self.engine_settings().model_copy(deep=True)
+        engine.default_model = None if name == library.DEMO_MODEL else name
+        self._commit(engine)
+
+    def add(self, path: str) -> None:
+        engine = self.engine_settings().model_copy(deep=True)
+        try:
+            entry = library.add(engine, path)
+        except (library.ModelFileError, ValueError) as exc:
+            self.tab.show_problem(f"Not added: {str(exc).splitlines()[0]}")
+            return
+        self._commit(engine)
+        self.tab.select(entry.name)
+
+    def delete(self, name: str) -> None:
+        engine = self.engine_settings().model_copy(deep=True)
+        entry = next((m for m in engine.models if m.name == name), None)
+        try:
+            library.remove(engine, name)
+        except (library.UnknownModelError, ValueError) as exc:
+            self.tab.show_problem(str(exc).strip('"'))
+            return
+        self._commit(engine)
+        if entry is not None and Path(entry.path).resolve().is_relative_to(self.models_dir.resolve()):
+            Path(entry.path).unlink(missing_ok=True)  # Parley downloaded it; a file the user added stays
+
+    # --- downloads ----------------------------------------------------------------------------------
+    def start_download(self, repo: str, file: str) -> None:
+        if self.worker is not None and self.worker.is_alive():
+            return
+        try:
+            download.check_names(repo, file)
+        except download.DownloadError as exc:
+            self.tab.download_finished(str(exc), ok=False)
+            return
+        cancel = self.cancel = threading.Event()
+        self.tab.set_downloading(f"{file} from {repo}")
+
+        def work() -> None:
+            try:
+                path = download.download(repo, file, self.models_dir, progress=self._progress.emit, cancel=cancel)
+            except download.DownloadCancelled:
+                self._finished.emit(None, "Download stopped. Download it again to continue where it stopped.")
+            except download.DownloadError as exc:
+                self._finished.emit(None, str(exc))
+            except Exception as exc:  # a worker thread must always report back
+                log.exception("download failed")
+                self._finished.emit(None, f"The download failed: {type(exc).__name__}: {exc}")
+            else:
+                self._finished.emit(path, "")
+
+        self.worker = threading.Thread(target=work, name="model-download", daemon=True)
+        self.worker.start()
+
+    def cancel_download(self) -> None:
+        if self.cancel is not None:
+            self.cancel.set()
+
+    def _download_done(self, path: Path | None, message: str) -> None:
+        if path is None:
+            self.tab.download_finished(message, ok=False)
+            return
+        engine = self.engine_settings().model_copy(deep=True)
+        existing = next((m for m in engine.models if Path(m.path) == path.resolve()), None)
+        if existing is not None:
+            self.tab.download_finished(f"{path.name} is downloaded and already listed as {existing.name}.", ok=True)
+            return
+        try:
+            entry = library.add(engine, path)
+        except (library.ModelFileError, ValueError) as exc:
+            self.tab.download_finished(f"Downloaded to {path}, but not added: {exc}", ok=False)
+            return
+        self._commit(engine)
+        self.tab.select(entry.name)
+        warning = memory.too_big_warning(path.stat().st_size)
+        self.tab.download_finished(f"Downloaded and added {entry.name}." + (f" Note: {warning}." if warning else ""),
+                                   ok=True)
+
+    # --- the engine ---------------------------------------------------------------------------------
+    def _run(self, coroutine) -> None:  # type: ignore[no-untyped-def]
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def preload(self, name: str) -> None:
+        entry = library.resolve(self.engine_settings(), name)
+        warning = memory.too_big_warning(entry.path.stat().st_size) if entry.path.exists() else None
+        if warning:
+            self.tab.show_problem(f"Loading anyway: {warning}.")
+        self._run(self._guarded(self.session.engine.ensure(name)))
+
+    def restart(self) -> None:
+        self._run(self._guarded(self.session.engine.restart(self.session.engine.running_model)))
+
+    async def _guarded(self, coroutine) -> None:  # type: ignore[no-untyped-def]
+        try:
+            await coroutine
+        except Exception as exc:  # shown in the tab; the engine has reported it to its listeners too
+            self.tab.set_engine(f"The engine could not start: {exc}", log_tail(self.session.engine.log_path))
+
+    def show_engine(self, status: EngineStatus) -> None:
+        engine = self.session.engine
+        if status.phase == "ready":
+            text = f"Running {status.model} (pid {engine.pid})."
+        elif status.phase == "starting":
+            text = f"Loading: {status.detail}…"
+        elif status.phase == "failed":
+            text = f"Failed: {status.detail}. Restart engine tries again."
+        else:
+            text = "Not running: it starts when a run needs it, or with Load selected model now."
+        self.tab.set_engine(text, log_tail(engine.log_path))
+
+
+def attach_local_models(dialog: object, session: Session) -> LocalModelsPanel | None:
+    """Add the Local models tab to a Preferences dialog that takes live tabs; returns its panel."""
+    add_live_tab = getattr(dialog, "add_live_tab", None)
+    if add_live_tab is None:
+        return None
+    tab = LocalModelsTab([], LocalModelsPanel.choices())
+    panel = LocalModelsPanel(session, tab)
+    add_live_tab(tab, "Local models", "engine", lambda: session.settings.engine.model_dump())
+    return panel
