@@ -10,6 +10,7 @@ everything they report is handled on the UI thread.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from pathlib import Path
@@ -48,6 +49,12 @@ def log_tail(path: Path, lines: int = LOG_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def _emit(signal: Signal, *args: object) -> None:  # type: ignore[valid-type]
+    """Emit from a worker thread; the tab (and this panel with it) may have closed meanwhile."""
+    with contextlib.suppress(RuntimeError):  # "Signal source has been deleted"
+        signal.emit(*args)  # type: ignore[attr-defined]
+
+
 class LocalModelsPanel(QObject):
     _progress = Signal(str, int, object)
     _finished = Signal(object, str)  # the downloaded path or None, and a message
@@ -64,6 +71,7 @@ class LocalModelsPanel(QObject):
         self.worker: threading.Thread | None = None
         self._reading: set[str] = set()
         self._tasks: set[asyncio.Future] = set()
+        self.last_model: str | None = None  # what "Restart engine" starts again, also after a crash
         self._progress.connect(tab.set_download_progress)
         self._finished.connect(self._download_done)
         self._info_read.connect(self.refresh)
@@ -128,7 +136,7 @@ class LocalModelsPanel(QObject):
                     self.problems[str(path)] = str(exc)
                 finally:
                     self._reading.discard(str(path))
-                self._info_read.emit()
+                _emit(self._info_read)
 
         threading.Thread(target=work, name="gguf-metadata", daemon=True).start()
 
@@ -185,16 +193,17 @@ class LocalModelsPanel(QObject):
 
         def work() -> None:
             try:
-                path = download.download(repo, file, self.models_dir, progress=self._progress.emit, cancel=cancel)
+                path = download.download(repo, file, self.models_dir, progress=lambda *p: _emit(self._progress, *p),
+                                         cancel=cancel)
             except download.DownloadCancelled:
-                self._finished.emit(None, "Download stopped. Download it again to continue where it stopped.")
+                _emit(self._finished, None, "Download stopped. Download it again to continue where it stopped.")
             except download.DownloadError as exc:
-                self._finished.emit(None, str(exc))
+                _emit(self._finished, None, str(exc))
             except Exception as exc:  # a worker thread must always report back
                 log.exception("download failed")
-                self._finished.emit(None, f"The download failed: {type(exc).__name__}: {exc}")
+                _emit(self._finished, None, f"The download failed: {type(exc).__name__}: {exc}")
             else:
-                self._finished.emit(path, "")
+                _emit(self._finished, path, "")
 
         self.worker = threading.Thread(target=work, name="model-download", daemon=True)
         self.worker.start()
@@ -237,7 +246,8 @@ class LocalModelsPanel(QObject):
         self._run(self._guarded(self.session.engine.ensure(name)))
 
     def restart(self) -> None:
-        self._run(self._guarded(self.session.engine.restart(self.session.engine.running_model)))
+        engine = self.session.engine
+        self._run(self._guarded(engine.restart(engine.running_model or self.last_model)))
 
     async def _guarded(self, coroutine) -> None:  # type: ignore[no-untyped-def]
         try:
@@ -247,6 +257,8 @@ class LocalModelsPanel(QObject):
 
     def show_engine(self, status: EngineStatus) -> None:
         engine = self.session.engine
+        if status.model and status.phase in ("starting", "ready"):
+            self.last_model = status.model
         if status.phase == "ready":
             text = f"Running {status.model} (pid {engine.pid})."
         elif status.phase == "starting":
