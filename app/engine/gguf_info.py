@@ -2,8 +2,8 @@
 ``gguf`` package, and whether the file is whole.
 
 Reading the metadata parses the whole header, tokenizer vocabulary included: about 2 s for the demo model and
-more for models with big vocabularies, so callers in the window read it off the UI thread; ``InfoCache`` keeps
-the results by path, size and modification time so each file is read once.
+more for models with big vocabularies, so the window has a child process read it (app/engine/worker_main.py);
+``InfoCache`` keeps the results by path, size and modification time so each file is read once.
 """
 
 from __future__ import annotations
@@ -114,6 +114,10 @@ class InfoCache:
         if found is not None:
             return found
         info = read_info(path)
+        self.remember(path, info)
+        return info
+
+    def remember(self, path: Path, info: GgufInfo) -> None:
         key = self._key(path)
         if key:
             self._entries = {k: v for k, v in self._entries.items() if not k.startswith(f"{path}|")}
@@ -125,4 +129,3 @@ class InfoCache:
                 os.replace(temp, self.path)
             except OSError as exc:
                 log.warning("cannot save %s: %s", self.path, exc)
-        return info

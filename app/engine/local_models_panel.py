@@ -1,24 +1,23 @@
 """The app side of Preferences > Local models: library changes saved at once (as ``parley local`` does), GGUF
-metadata read and downloads run on worker threads, engine preload and restart, and the engine's state and log.
+metadata read and downloads run in child processes, engine preload and restart, and the engine's state and log.
 
 Library changes (add, delete, default, a finished download) are written to settings.json immediately and given
-to the running session, so a download that finishes after the dialog closed still counts; the dialog's OK keeps
-the engine section as it is then (``PreferencesDialog.add_live_tab``). Worker threads only emit Qt signals;
-everything they report is handled on the UI thread.
+to the running session; the dialog's OK keeps the engine section as it is then (``PreferencesDialog.add_live_tab``).
+Metadata reads and downloads run in child processes (app/engine/child_job.py), never on a thread of the window;
+closing the dialog stops a download (its part file is kept for the next attempt).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import threading
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject
 
 from app.engine import catalog, download, gguf_info, library, memory
+from app.engine.child_job import ChildJob
 from app.engine.manager import BuiltinEngine, EngineStatus
 from app.engine.settings import EngineSettings
 from app.settings import Settings, SettingsError, save_settings
@@ -49,32 +48,20 @@ def log_tail(path: Path, lines: int = LOG_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def _emit(signal: Signal, *args: object) -> None:  # type: ignore[valid-type]
-    """Emit from a worker thread; the tab (and this panel with it) may have closed meanwhile."""
-    with contextlib.suppress(RuntimeError):  # "Signal source has been deleted"
-        signal.emit(*args)  # type: ignore[attr-defined]
-
-
 class LocalModelsPanel(QObject):
-    _progress = Signal(str, int, object)
-    _finished = Signal(object, str)  # the downloaded path or None, and a message
-    _info_read = Signal()
-
     def __init__(self, session: Session, tab: LocalModelsTab) -> None:
-        super().__init__(tab)
+        super().__init__()  # not the tab's child: its child processes must outlive the tab until close()
         self.session, self.tab = session, tab
         self.data_dir = session.engine.log_path.parent
         self.models_dir = self.data_dir / MODELS_FOLDER
         self.cache = gguf_info.InfoCache(self.data_dir)
         self.problems: dict[str, str] = {}
-        self.cancel: threading.Event | None = None
-        self.worker: threading.Thread | None = None
-        self._reading: set[str] = set()
+        self.downloader: ChildJob | None = None
+        self._reader: ChildJob | None = None
+        self._unread: list[Path] = []
+        self.closed = False
         self._tasks: set[asyncio.Future] = set()
         self.last_model: str | None = None  # what "Restart engine" starts again, also after a crash
-        self._progress.connect(tab.set_download_progress)
-        self._finished.connect(self._download_done)
-        self._info_read.connect(self.refresh)
         tab.default_chosen.connect(self.make_default)
         tab.add_requested.connect(self.add)
         tab.delete_requested.connect(self.delete)
@@ -83,9 +70,24 @@ class LocalModelsPanel(QObject):
         tab.preload_requested.connect(self.preload)
         tab.restart_requested.connect(self.restart)
         session.engine.add_listener(self.show_engine)
-        tab.destroyed.connect(lambda *_: session.engine.remove_listener(self.show_engine))
+        tab.destroyed.connect(self._tab_gone)
         self.refresh()
         self.show_engine(session.engine.status)
+
+    def _tab_gone(self, *_: object) -> None:
+        self.closed = True  # nothing more is shown; close() still stops the children
+        self.session.engine.remove_listener(self.show_engine)
+
+    def close(self) -> None:
+        """The dialog closed: stop the children (a download's part file stays) and stop listening."""
+        self.closed = True  # a reader ending below must not start the next one
+        self.session.engine.remove_listener(self.show_engine)
+        for job in (self.downloader, self._reader):
+            if job is not None and job.running():
+                job.stop()
+                job.process.waitForFinished(3000)
+        self.downloader = self._reader = None
+        self.deleteLater()
 
     @staticmethod
     def choices() -> list[DownloadChoice]:
@@ -120,25 +122,29 @@ class LocalModelsPanel(QObject):
         return rows
 
     def refresh(self) -> None:
-        self.tab.set_rows(self.rows())
+        if not self.closed:
+            self.tab.set_rows(self.rows())
 
     def _read_in_background(self, paths: list[Path]) -> None:
-        todo = [p for p in paths if str(p) not in self._reading]
-        if not todo:
+        """One child at a time reads the next unread file's metadata (``worker_main info``)."""
+        self._unread = [p for p in paths if str(p) not in self.problems]
+        if self.closed or (self._reader is not None and self._reader.running()):
             return
-        self._reading.update(str(p) for p in todo)
+        if not self._unread:
+            return
+        path = self._unread.pop(0)
 
-        def work() -> None:
-            for path in todo:
-                try:
-                    self.cache.read(path)
-                except (gguf_info.DamagedModelError, OSError) as exc:
-                    self.problems[str(path)] = str(exc)
-                finally:
-                    self._reading.discard(str(path))
-                _emit(self._info_read)
+        def message(line: dict) -> None:
+            if "info" in line:
+                self.cache.remember(path, gguf_info.GgufInfo(**line["info"]))  # type: ignore[arg-type]
 
-        threading.Thread(target=work, name="gguf-metadata", daemon=True).start()
+        def ended(error: dict | None) -> None:
+            if error is not None:
+                self.problems[str(path)] = str(error["error"])
+            self._reader = None
+            self.refresh()
+
+        self._reader = ChildJob(self, ["info", str(path)], message, ended)
 
     # --- library changes, saved at once --------------------------------------------------------------
     def _commit(self, engine: EngineSettings) -> None:
@@ -181,38 +187,41 @@ class LocalModelsPanel(QObject):
 
     # --- downloads ----------------------------------------------------------------------------------
     def start_download(self, repo: str, file: str) -> None:
-        if self.worker is not None and self.worker.is_alive():
+        if self.closed or (self.downloader is not None and self.downloader.running()):
             return
         try:
             download.check_names(repo, file)
         except download.DownloadError as exc:
             self.tab.download_finished(str(exc), ok=False)
             return
-        cancel = self.cancel = threading.Event()
         self.tab.set_downloading(f"{file} from {repo}")
+        result: dict[str, str] = {}
 
-        def work() -> None:
-            try:
-                path = download.download(repo, file, self.models_dir, progress=lambda *p: _emit(self._progress, *p),
-                                         cancel=cancel)
-            except download.DownloadCancelled:
-                _emit(self._finished, None, "Download stopped. Download it again to continue where it stopped.")
-            except download.DownloadError as exc:
-                _emit(self._finished, None, str(exc))
-            except Exception as exc:  # a worker thread must always report back
-                log.exception("download failed")
-                _emit(self._finished, None, f"The download failed: {type(exc).__name__}: {exc}")
+        def message(line: dict) -> None:
+            if "progress" in line and not self.closed:
+                phase, done, total = line["progress"]
+                self.tab.set_download_progress(phase, done, total)
+            elif "path" in line:
+                result["path"] = line["path"]
+
+        def ended(error: dict | None) -> None:
+            job, self.downloader = self.downloader, None
+            if job is not None and job.stopped:
+                self._download_done(None, "Download stopped. Download it again to continue where it stopped.")
+            elif error is not None or "path" not in result:
+                self._download_done(None, str((error or {}).get("error", "The download ended without a file.")))
             else:
-                _emit(self._finished, path, "")
+                self._download_done(Path(result["path"]), "")
 
-        self.worker = threading.Thread(target=work, name="model-download", daemon=True)
-        self.worker.start()
+        self.downloader = ChildJob(self, ["download", repo, file, str(self.models_dir)], message, ended)
 
     def cancel_download(self) -> None:
-        if self.cancel is not None:
-            self.cancel.set()
+        if self.downloader is not None:
+            self.downloader.stop()
 
     def _download_done(self, path: Path | None, message: str) -> None:
+        if self.closed:
+            return
         if path is None:
             self.tab.download_finished(message, ok=False)
             return
@@ -253,7 +262,9 @@ class LocalModelsPanel(QObject):
         try:
             await coroutine
         except Exception as exc:  # shown in the tab; the engine has reported it to its listeners too
-            self.tab.set_engine(f"The engine could not start: {exc}", log_tail(self.session.engine.log_path))
+            if not self.closed:
+                self.tab.set_engine(f"The engine could not start: {exc}",
+                                    log_tail(self.session.engine.log_path))
 
     def show_engine(self, status: EngineStatus) -> None:
         engine = self.session.engine
@@ -278,4 +289,6 @@ def attach_local_models(dialog: object, session: Session) -> LocalModelsPanel | 
     tab = LocalModelsTab([], LocalModelsPanel.choices())
     panel = LocalModelsPanel(session, tab)
     add_live_tab(tab, "Local models", "engine", lambda: session.settings.engine.model_dump())
+    dialog.finished.connect(panel.close)  # type: ignore[attr-defined]
+    dialog.local_models_panel = panel  # type: ignore[attr-defined]  # kept alive as long as the dialog
     return panel
