@@ -21,13 +21,16 @@ from app.cli_context import open_history, paths_from_args, secret_store, setting
 from app.cli_input import read_text, require_text
 from app.cli_interrupt import Interrupts
 from app.cli_output import JsonLinesPrinter, TerminalPrinter
+from app.conversation_chat import unsupported_kept, with_stored
 from app.engine.manager import BuiltinEngine
 from app.engine.terminal import TerminalProgress
 from app.errors import EnvironmentProblem
 from app.provider_args import api_key_from_env, provider_from_args
-from app.run_service import PreparedRun, RunService, RunSetupError, Subscriber, run
+from app.run_service import ChatSettings, PreparedRun, RunService, RunSetupError, Subscriber, run
 from app.settings import Settings, save_settings
 from app.storage import History
+from app.storage.chat_settings import ChatSettingsStore
+from app.terminal_text import terminal_safe
 from app.tool_setup import mcp_manager, start_mcp
 from orchestration.loop import RunResult
 from orchestration.providers import UnsupportedKindError
@@ -111,13 +114,15 @@ def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, service:
     prompt = read_prompt(args)
     chat = chat_settings(args, service.settings, env_key=api_key_from_env(args.api_key_env),
                          one_off=lambda: provider_from_args(args))
-    try:  # bad usage is reported before anything is saved
-        plan = service.plan(prompt, chat)
-    except (RunSetupError, UnsupportedKindError) as problem:
-        raise cli_problem(problem, service.secrets) from None
     history: History | None = None
     try:
         history = None if args.no_save and args.conversation is None else open_history(args)
+        if history is not None and args.conversation is not None:
+            chat = _continued(args, chat, service, history)
+        try:  # bad usage is reported before anything is saved
+            plan = service.plan(prompt, chat)
+        except (RunSetupError, UnsupportedKindError) as problem:
+            raise cli_problem(problem, service.secrets) from None
         placement = continuation(history, args.conversation) if getattr(args, "continue_answer", False) and \
             history is not None else None
         prepared = service.begin(plan, history, args.conversation, regenerate=args.regenerate, placement=placement)
@@ -134,6 +139,23 @@ def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, service:
     finally:
         if history is not None:
             history.close()
+
+
+def _continued(args: argparse.Namespace, given: ChatSettings, service: RunService, history: History) -> ChatSettings:
+    """``--conversation ID``: the flags completed by the conversation's kept settings; kept values the provider
+    now in use cannot take are not sent, and the terminal is told so."""
+    kept = ChatSettingsStore(history).load(args.conversation)  # NotFoundError: a usage error (app/cli.py)
+    chat = with_stored(given, kept, service.settings, provider_given=bool(args.provider or args.preset
+                                                                         or args.base_url or args.kind),
+                       tools_given=args.tools is not None)
+    try:
+        target = service.target(chat)
+    except RunSetupError as problem:
+        raise cli_problem(problem, service.secrets) from None
+    chat, notices = unsupported_kept(chat, given, target)
+    for notice in notices:
+        print(f"parley: {terminal_safe(notice)}", file=sys.stderr)
+    return chat
 
 
 def _chat(args: argparse.Namespace, runner: asyncio.Runner, settings: Settings, prepared: PreparedRun,

@@ -65,10 +65,11 @@ def continuation(history: History, conversation_id: int) -> Placement:
 
 
 def _with_system(messages: list[Message], system: str | None) -> list[Message]:
-    if not system:
+    """None keeps the conversation's own system prompt; "" removes it; text replaces it."""
+    if system is None:
         return messages
     rest = messages[1:] if messages and isinstance(messages[0], SystemMessage) else messages
-    return [SystemMessage(content=system), *rest]
+    return [SystemMessage(content=system), *rest] if system else rest
 
 
 def prepare_conversation(history: History | None, conversation_id: int | None, prompt: str | None, *,
@@ -81,7 +82,7 @@ def prepare_conversation(history: History | None, conversation_id: int | None, p
         if history is None or not save:
             return ChatConversation(messages, prompt, None, None, None)
         conversation_id = history.create_conversation(title_from_text(prompt or "", secrets), provider=provider,
-                                                      model=model, system_prompt=system)
+                                                      model=model, system_prompt=system or None)
         return ChatConversation(messages, prompt, None, conversation_id,
                                 RunRecorder(history, conversation_id, secrets=secrets))
     assert history is not None

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from app.chat_actions import ChatActions
 from app.chat_recording import Placement
+from app.chat_settings_binding import ChatSettingsBinding
 from app.conversation_files import (
     choose_export_file,
     choose_import_file,
@@ -51,7 +52,13 @@ from app.secrets.names import provider_entry
 from app.secrets.probe import backend_display_name
 from app.secrets.store import SecretStore
 from app.settings import ProviderSettings, Settings
-from app.settings.model import MAX_FONT_SIZE, MAX_SEARCH_RESULTS, MIN_FONT_SIZE, SEARCH_BACKENDS
+from app.settings.model import (
+    MAX_FONT_SIZE,
+    MAX_SEARCH_RESULTS,
+    MAX_SYSTEM_PROMPT_CHARS,
+    MIN_FONT_SIZE,
+    SEARCH_BACKENDS,
+)
 from app.settings.store import save_settings
 from app.storage import History, StorageError
 from app.storage.exchange import import_conversation, read_export
@@ -66,7 +73,6 @@ from orchestration.run_trace import RunSummary, RunTrace
 from tools.mcp import McpManager, McpServerSettings, ServerStatus, exposed_name, probe_server, secret_entry
 from tools.mcp import summary as mcp_summary
 from widgets.add_provider_dialog import AddProviderDialog, NewProvider
-from widgets.composer import effort_for_request
 from widgets.conversation_display import leave_empty
 from widgets.conversation_list import ConversationItem, SearchHit
 from widgets.main_window import MainWindow
@@ -106,7 +112,8 @@ def choose_export_path(suggested: str) -> str | None:
 # The settings model as the Preferences dialog sees it (widgets never import app).
 SETTINGS_SCHEMA = SettingsSchema(settings_model=Settings, provider_model=ProviderSettings,
                                  search_backends=SEARCH_BACKENDS, max_search_results=MAX_SEARCH_RESULTS,
-                                 min_font_size=MIN_FONT_SIZE, max_font_size=MAX_FONT_SIZE)
+                                 min_font_size=MIN_FONT_SIZE, max_font_size=MAX_FONT_SIZE,
+                                 max_system_prompt_chars=MAX_SYSTEM_PROMPT_CHARS)
 
 
 def preference_keys(secrets: SecretStore) -> KeyActions:
@@ -166,6 +173,11 @@ class ChatSession(QObject):
         self._mcp_server_reconnects: set[asyncio.Future[None]] = set()
         self.mcp = McpManager(settings.mcp_servers, self._secret_lookup)
         self.mcp.add_listener(self._mcp_changed)
+        self.chat_binding = ChatSettingsBinding(
+            window.composer, settings=lambda: self.settings, history=history,
+            conversation_id=lambda: self.conversation_id,
+            registry=lambda s: self.registry_factory(s, self._secret_lookup), mcp=lambda: self.mcp,
+            report=window.show_error_in_chat)
 
         w = window
         w.composer.send_requested.connect(self.send)
@@ -198,6 +210,7 @@ class ChatSession(QObject):
             w.show_error_in_chat(storage_problem)
         self.actions = ChatActions(self, window_problem)  # the per-message actions (app/chat_actions.py)
         self.refresh_providers()
+        self.chat_binding.show_conversation(None)
         self.refresh_conversations()
         self.start_mcp()
         self._apply_appearance(self.settings)
@@ -209,10 +222,11 @@ class ChatSession(QObject):
         self.window.composer.set_models(models)
         self.actions.set_models([m for m in models if m[1]])
         default = next((p for p in self.settings.providers if p.id == self.settings.default_provider), None)
-        if default is not None:
+        if default is not None and self.conversation_id is None:  # an open conversation keeps its own model
             self.window.composer.set_current_model(default.id, default.default_model or "")
         self.window.welcome.set_offline_note(welcome_note(self.settings) if not self.settings.providers else "")
         self.window.show_welcome(not self.settings.providers and self.conversation_id is None)
+        self.chat_binding.refresh()
         if not self.settings.providers and self._discover_enabled:
             self.start_discovery()
         elif not self.settings.providers:
@@ -418,11 +432,8 @@ class ChatSession(QObject):
                 self.window.show_error_in_chat(message)
 
     def chat_settings(self) -> ChatSettings:
-        """The composer's choices for the next run."""
-        provider_id, model = self.window.composer.current_model() or ("", "")
-        return ChatSettings(provider=provider_id or None, model=model or None,
-                            reasoning_effort=effort_for_request(self.window.composer.reasoning_effort()),
-                            tools="all" if self.window.composer.tools_enabled() else "none")
+        """The composer's choices for the next run (app/chat_settings_binding.py)."""
+        return self.chat_binding.chat_settings()
 
     def start_run(self, text: str | None, *, placement: Placement | None = None,
                   chat: ChatSettings | None = None) -> None:
@@ -440,7 +451,7 @@ class ChatSession(QObject):
         self.views.saved_as(conversation_id)
         state = self.views.state(conversation_id)
         state.secrets = list(plan.secrets)
-        state.expect_reasoning = self.window.composer.reasoning_effort() != "off"
+        state.expect_reasoning = self.chat_binding.expects_reasoning(plan.target)
         approver = WindowApprover(self.window.approval, lambda: self.settings, self.always_allow,
                                   is_shown=lambda: self.conversation_id == conversation_id,
                                   on_pending=lambda call_ids: self.views.pending(conversation_id, call_ids))
@@ -511,6 +522,7 @@ class ChatSession(QObject):
         self.views.show_new()
         self.actions.actions.reset()
         self.refresh_runs()
+        self.chat_binding.show_conversation(None)
         self.window.show_welcome(not self.settings.providers)
         self.window.composer.focus_input()
         self.refresh_conversations()
@@ -537,6 +549,7 @@ class ChatSession(QObject):
             self.views.show(self.history, conversation_id, records, visibility_of)
         except StorageError as problem:
             self.window.show_error_in_chat(str(problem))
+        self.chat_binding.show_conversation(conversation_id)
         self.window.menus.set_conversation_open(True)
         self.refresh_runs()
         self.window.composer.focus_input()
@@ -727,6 +740,7 @@ class ChatSession(QObject):
         detail = "\n".join(f"{s.name}: {s.state}" + (f" ({s.message})" if s.message else "") for s in statuses)
         self.window.set_status(mcp=mcp_summary(statuses), mcp_detail=detail)
         self.window.inspector.set_mcp_servers(statuses)
+        self.chat_binding.refresh_tools()
 
     # --- status -------------------------------------------------------------------------------------
     def _update_status(self) -> None:

@@ -28,6 +28,7 @@ from app.run_service import (
     ToolChoiceError,
     ToolSelectionError,
     UnknownProviderError,
+    UnsupportedSettingError,
 )
 from app.secrets import SecretStore, SecretStoreError
 from app.settings import Settings
@@ -57,21 +58,25 @@ def chat_settings(args: argparse.Namespace, settings: Settings, *, env_key: str 
     if not args.provider and (_one_off(args) or default is None):
         if not (_one_off(args) or args.model or args.api_key_env):
             if not settings.providers and builtin_usable(settings.engine):
-                return _settings(args, None, env_key)  # the run service picks the built-in engine
+                return _settings(args, settings, None, env_key)  # the run service picks the built-in engine
             raise UsageError(NOTHING_CONFIGURED)
         if not args.model:
             raise UsageError("--model is required with --preset, --base-url or --kind")
         one_off_config = one_off()
-    return _settings(args, one_off_config, env_key)
+    return _settings(args, settings, one_off_config, env_key)
 
 
-def _settings(args: argparse.Namespace, one_off_config: ProviderConfig | None, env_key: str | None) -> ChatSettings:
+def _settings(args: argparse.Namespace, settings: Settings, one_off_config: ProviderConfig | None,
+              env_key: str | None) -> ChatSettings:
+    system = args.system
+    if system is None and getattr(args, "conversation", None) is None:
+        system = settings.chat.system_prompt or None  # a new chat starts with the default system prompt
     return ChatSettings(provider=args.provider, model=args.model, reasoning_effort=args.reasoning_effort,
-                        one_off=one_off_config, api_key=env_key, idle_timeout=args.idle_timeout, tools=args.tools,
-                        tool_choice=args.tool_choice, stream=not args.no_stream,
-                        max_output_tokens=args.max_output_tokens, max_iterations=args.max_iterations,
-                        call_timeout=args.call_timeout,
-                        system=args.system, save=not args.no_save)
+                        one_off=one_off_config, api_key=env_key, idle_timeout=args.idle_timeout,
+                        tools=args.tools or "all", tool_choice=args.tool_choice, stream=not args.no_stream,
+                        max_output_tokens=args.max_output_tokens, temperature=getattr(args, "temperature", None),
+                        max_iterations=args.max_iterations, call_timeout=args.call_timeout,
+                        system=system, save=not args.no_save)
 
 
 def cli_problem(problem: Exception, store: SecretStore) -> Exception:
@@ -94,6 +99,10 @@ def cli_problem(problem: Exception, store: SecretStore) -> Exception:
         return UsageError(f"--tools: {problem}")
     if isinstance(problem, ToolChoiceError):
         return UsageError(f"--tool-choice {problem}")
+    if isinstance(problem, UnsupportedSettingError):
+        flag = {"reasoning_effort": "--reasoning-effort", "temperature": "--temperature",
+                "max_output_tokens": "--max-output-tokens"}[problem.setting]
+        return UsageError(f"{flag}: {problem.reason}")
     if isinstance(problem, UnsupportedKindError):
         return UsageError(f"--kind: {problem}")
     if isinstance(problem, EngineUnavailableError):

@@ -38,6 +38,16 @@ def _call_timeout(text: str) -> float:
     return value
 
 
+def _temperature(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value <= 2:
+        raise argparse.ArgumentTypeError(f"expected 0 to 2, got {text}")
+    return value
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -137,8 +147,10 @@ def _add_chat_parser(sub: argparse._SubParsersAction, parents: list[argparse.Arg
     chat.add_argument("--provider", metavar="NAME",
                       help="a provider from `parley providers list`, with its key from the keyring (default: the "
                            "default provider, unless --preset, --base-url or --kind is given)")
-    chat.add_argument("--conversation", type=_positive_int, metavar="ID",
-                      help="continue a saved conversation (its current branch) instead of starting a new one")
+    chat.add_argument("-c", "--conversation", type=_positive_int, metavar="ID",
+                      help="continue a saved conversation (its current branch) instead of starting a new one, with "
+                           "its chat settings (provider, model, system prompt, tools, reasoning effort, temperature, "
+                           "output limit) where no flag says otherwise")
     chat.add_argument("--regenerate", action="store_true",
                       help="with --conversation: answer its last user message again, as a new branch")
     chat.add_argument("--continue", dest="continue_answer", action="store_true",
@@ -149,9 +161,10 @@ def _add_chat_parser(sub: argparse._SubParsersAction, parents: list[argparse.Arg
     chat.add_argument("--model", help="model name as the provider knows it (default: the provider's default model)")
     chat.add_argument("--idle-timeout", type=_positive_float, metavar="SECONDS",
                       help="seconds without a byte before a stream is an error (default: 60, local servers 300)")
-    chat.add_argument("--system", help="a system prompt")
-    chat.add_argument("--tools", default="all", metavar="NAMES|all|none",
-                      help="comma-separated tool names, all (default) or none")
+    chat.add_argument("--system", help="a system prompt (\"\" for none; default: the conversation's, else the "
+                                       "settings' chat.system_prompt)")
+    chat.add_argument("--tools", default=None, metavar="NAMES|all|none",
+                      help="comma-separated tool names, all (default, or the conversation's) or none")
     chat.add_argument("--approve", choices=["all", "none"], default=None,
                       help="tools that need approval (file tools, policy ask): run all or none of them without "
                            "asking; default: ask on a terminal, otherwise none")
@@ -168,6 +181,9 @@ def _add_chat_parser(sub: argparse._SubParsersAction, parents: list[argparse.Arg
     chat.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"],
                       help="ask for more or less reasoning, where the model supports it")
     chat.add_argument("--max-output-tokens", type=_positive_int, help="limit the answer length in tokens")
+    chat.add_argument("--temperature", type=_temperature, metavar="T",
+                      help="sampling temperature, from 0 (up to 1 or 2, as the wire format takes; refused where the "
+                           "model takes none)")
     chat.add_argument("--no-stream", action="store_true", help="ask for the whole answer at once")
     chat.add_argument("--no-reasoning", action="store_true", help="do not print reasoning to stderr")
     chat.add_argument("--json", action="store_true", help="print every run event as one JSON line")

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from app.chat_recording import ChatConversation, Placement, prepare_conversation
+from app.conversation_chat import stored_from
 from app.engine import library
 from app.engine.adapter import BUILTIN_PROVIDER, BuiltinAdapter
 from app.engine.manager import BuiltinEngine
@@ -26,6 +27,7 @@ from app.provider_setup import key_required, provider_config
 from app.secrets import SecretStore, provider_entry
 from app.settings import ProviderSettings, Settings
 from app.storage import History
+from app.storage.chat_settings import ChatSettingsStore
 from app.storage.run_recorder import RunRecorder
 from app.tool_setup import add_mcp_tools, tool_registry
 from orchestration.engine import ChatAdapter, NamedToolChoice, ToolChoice
@@ -35,6 +37,7 @@ from orchestration.limits import LoopLimits
 from orchestration.loop import RunLoop, RunRequest, RunResult
 from orchestration.messages import Message
 from orchestration.providers import ADAPTER_KINDS, adapter_for
+from orchestration.providers.chat_controls import MAX_OUTPUT_TOKENS_LIMIT, chat_controls
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.presets import provider_from_preset
 from orchestration.tool_api import ToolSet
@@ -56,13 +59,15 @@ class ChatSettings:
     one_off: ProviderConfig | None = None  # a provider not kept in the settings (``parley chat --base-url``)
     api_key: str | None = None  # a key that wins over the keyring (``--api-key-env``)
     idle_timeout: float | None = None  # overrides the provider's
-    tools: str = "all"  # "all", "none" or names separated by commas
+    tools: str | tuple[str, ...] = "all"  # "all", "none" or names separated by commas; a tuple: the chat's own
+    # pick (a conversation's kept tools), of which the ones no longer offered are left out
     tool_choice: str = "auto"  # "auto", "none", "required" or one of the selected tools
     stream: bool = True
     max_output_tokens: int | None = None
+    temperature: float | None = None  # None: the provider's default
     max_iterations: int | None = None  # overrides the settings' loop limit
     call_timeout: float | None = None  # overrides the settings' limit on one model call, in seconds
-    system: str | None = None
+    system: str | None = None  # None: a conversation's own; "": none
     save: bool = True
 
 
@@ -119,6 +124,15 @@ class ToolChoiceError(RunSetupError):
     def __init__(self, choice: str, selected: list[str]) -> None:
         super().__init__(f"{choice!r} is not one of the selected tools ({', '.join(selected) or 'none'})")
         self.choice, self.selected = choice, selected
+
+
+class UnsupportedSettingError(RunSetupError):
+    """A chat setting the provider or model cannot take (``setting`` is "temperature", "max_output_tokens" or
+    "reasoning_effort"; ``reason`` says why, as orchestration/providers/chat_controls.py words it)."""
+
+    def __init__(self, setting: str, reason: str) -> None:
+        super().__init__(f"{setting.replace('_', ' ')}: {reason}")
+        self.setting, self.reason = setting, reason
 
 
 @dataclass
@@ -184,6 +198,7 @@ class RunService:
         choice = _tool_choice(chat.tool_choice, names)
         if target.config.kind not in ADAPTER_KINDS:
             adapter_for(target.config)  # raises UnsupportedKindError, naming the kinds there are
+        _check_controls(chat, target)
         return RunPlan(prompt, chat, target, registry, names, choice, limits)
 
     def target(self, chat: ChatSettings) -> ChatTarget:
@@ -238,14 +253,17 @@ class RunService:
             raise MissingModelError(entry.id)
         return ChatTarget(provider_config(entry, key), model, chat.reasoning_effort or entry.reasoning_effort)
 
-    def _selected(self, registry: ToolRegistry, spec: str) -> list[str]:
-        """With ``all``, the tools the settings disable or deny are left out."""
+    def _selected(self, registry: ToolRegistry, spec: str | tuple[str, ...]) -> list[str]:
+        """With ``all`` or the chat's own pick, the tools the settings disable or deny are left out."""
+        tools = self.settings.tools
+        if isinstance(spec, tuple):
+            return [t.name for t in registry if t.name in spec and tools.enabled.get(t.name, True)
+                    and tools.approval.get(t.name) != "deny"]
         try:
             selected = registry.resolve(spec)
         except UnknownToolError as exc:
             raise ToolSelectionError(str(exc)) from None
         if spec == "all":
-            tools = self.settings.tools
             selected = [n for n in selected if tools.enabled.get(n, True) and tools.approval.get(n) != "deny"]
         return selected
 
@@ -262,6 +280,8 @@ class RunService:
             history, conversation_id, plan.prompt, system=chat.system, regenerate=regenerate, save=chat.save,
             provider=target.config.id, model=target.model, secrets=plan.secrets, memory=memory,
             placement=placement)
+        if history is not None and conversation.recorder is not None and conversation.conversation_id is not None:
+            ChatSettingsStore(history).save(conversation.conversation_id, stored_from(chat, target))
         run_id = uuid.uuid4().hex
         if conversation.recorder is not None:
             conversation.recorder.begin(conversation.prompt, reply_to=conversation.reply_to, run_id=run_id,
@@ -270,10 +290,29 @@ class RunService:
         request = RunRequest(model=target.model, messages=conversation.messages, tool_names=plan.tool_names,
                              tool_choice=plan.tool_choice, stream=chat.stream,
                              reasoning_effort=target.reasoning_effort, max_output_tokens=chat.max_output_tokens,
+                             temperature=chat.temperature,
                              conversation_id=None if cid is None else str(cid), run_id=run_id)
         adapter = BuiltinAdapter(self.engine, target.config) if target.builtin and self.engine is not None \
             else adapter_for(target.config)
         return PreparedRun(plan, adapter, request, conversation)
+
+
+def _check_controls(chat: ChatSettings, target: ChatTarget) -> None:
+    """A setting the chat asks for that the provider or model cannot take is refused, never dropped."""
+    controls = chat_controls(target.config, target.model, chat.reasoning_effort)
+    if chat.reasoning_effort is not None and controls.reasoning_effort:
+        raise UnsupportedSettingError("reasoning_effort", controls.reasoning_effort)
+    if chat.temperature is not None:
+        if controls.temperature:
+            raise UnsupportedSettingError("temperature", controls.temperature)
+        if not 0 <= chat.temperature <= controls.temperature_max:
+            raise UnsupportedSettingError("temperature", f"{target.config.display_name} takes 0 to "
+                                                         f"{controls.temperature_max:g}, not {chat.temperature:g}")
+    if chat.max_output_tokens is not None:
+        if controls.max_output_tokens:
+            raise UnsupportedSettingError("max_output_tokens", controls.max_output_tokens)
+        if not 1 <= chat.max_output_tokens <= MAX_OUTPUT_TOKENS_LIMIT:
+            raise UnsupportedSettingError("max_output_tokens", f"must be 1 to {MAX_OUTPUT_TOKENS_LIMIT:,}")
 
 
 def _tool_choice(value: str, selected: list[str]) -> ToolChoice:

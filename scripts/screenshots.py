@@ -1,7 +1,7 @@
 """Screenshots of the real window (``make screenshots``): a tool-using answer (heading, list, table, inline and
 display math, quote, code block) with reasoning and search results, a regenerated answer with its message
-actions and ‹ 2/2 › switcher, the run inspector, a conversation search, and the preferences, in the light and
-the dark theme.
+actions and ‹ 2/2 › switcher, the run inspector, a conversation search, the preferences, and the composer's chat
+settings and tool picker, in the light and the dark theme.
 
 Runs the app against a scripted OpenAI-compatible server and a SearXNG-shaped search server, both on loopback,
 each theme in its own fresh data folder (under ``$TMPDIR/parley-screenshots``, emptied first) holding a few
@@ -187,6 +187,18 @@ def shoot_message_actions(loop, window, session, path: Path) -> bool:
     return True
 
 
+def save_with_popup(window, popup, path: Path) -> None:
+    """The window with a popup (a separate top-level widget, which ``window.grab()`` leaves out) drawn where it
+    shows on screen."""
+    from PySide6.QtGui import QPainter
+
+    picture = window.grab()
+    painter = QPainter(picture)
+    painter.drawPixmap(window.mapFromGlobal(popup.pos()), popup.grab())
+    painter.end()
+    picture.save(str(path))
+
+
 def main(argv: list[str]) -> int:
     import argparse
 
@@ -197,6 +209,7 @@ def main(argv: list[str]) -> int:
     from app.paths import resolve_paths
     from app.settings import ProviderSettings, Settings, save_settings
     from tools.mcp import McpServerSettings
+    from widgets.chat_settings_popover import ChatOptions
     from widgets.main_window import MainWindow
     from widgets.theme import apply_theme
 
@@ -253,7 +266,6 @@ def main(argv: list[str]) -> int:
             done = loop.create_future()
             session.controller.event_emitted.connect(
                 lambda e, d=done: d.set_result(e) if e.type == "done" and not d.done() else None)
-            window.composer.set_reasoning_effort("medium")
             session.send("How do sea otters use tools?")
             finished = loop.run_until_complete(asyncio.wait_for(done, 30))
             settle(0.3)
@@ -304,6 +316,20 @@ def main(argv: list[str]) -> int:
                     settle()
                     preferences.grab().save(str(out / f"preferences-{name}-light.png"))
                 preferences.reject()
+                window.toggle_inspector()  # closed again, so the composer's popups are seen against the chat
+                composer = window.composer
+                composer.set_chat_options(ChatOptions("You are a marine biologist. Answer in short paragraphs and "
+                                                      "name your sources.", temperature=0.4,
+                                                      max_output_tokens=2048))
+                composer.chat_settings_button().show_popover()
+                settle()
+                save_with_popup(window, composer.chat_settings_button().popover, out / "chat-settings-light.png")
+                composer.chat_settings_button().popover.hide()
+                composer.set_selected_tools(("calculate", "web_search", "web_fetch", "time__get_current_time"))
+                composer.tool_picker().show_popup()
+                settle()
+                save_with_popup(window, composer.tool_picker().popup, out / "tool-picker-light.png")
+                composer.tool_picker().popup.hide()
             loop.run_until_complete(session.aclose())
             session.history.close()
             window.close()

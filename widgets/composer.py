@@ -1,4 +1,6 @@
-"""The composer: where the user writes a message and picks model, tools and reasoning effort for the next run.
+"""The composer: where the user writes a message and picks model, tools, reasoning effort and the chat's settings
+(system prompt, temperature, output limit: widgets/chat_settings_popover.py) for the next run. A picker the
+current provider cannot use is disabled with a tooltip saying why.
 
 Enter sends and Shift+Enter starts a new line. While a run is active the Send button is a Stop button and
 Enter does not send (the text stays for later). After a send the input is cleared; ``restore_text`` puts the
@@ -19,12 +21,13 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from widgets.chat_settings_popover import ChatOptions, ChatSettingsButton, ControlSupport
 from widgets.icons import icon
+from widgets.tool_picker import ToolOption, ToolPicker
 
 REASONING_EFFORTS: tuple[str, ...] = ("off", "low", "medium", "high")
 """The picker's choices; "off" asks for no particular effort (see ``effort_for_request``)."""
@@ -102,8 +105,9 @@ class Composer(QWidget):
     stop_requested = Signal()
     model_changed = Signal(str, str)
     """(provider id, model) after the user picks another model."""
-    tools_toggled = Signal(bool)
     reasoning_effort_changed = Signal(str)
+    chat_settings_changed = Signal()
+    """The user changed the tools, the reasoning effort or the chat settings popover."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -120,27 +124,20 @@ class Composer(QWidget):
         self._model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self._model.currentIndexChanged.connect(self._on_model_index_changed)
 
-        self._tools = QToolButton(self)
-        self._tools.setObjectName("toolsToggle")
-        self._tools.setCheckable(True)
-        self._tools.setChecked(True)
-        self._tools.setText("Tools")
-        self._tools.setIcon(icon("tools"))
-        self._tools.setIconSize(_ICON_SIZE)
-        self._tools.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self._tools.setAccessibleName("Use tools")
-        self._tools.setToolTip("Let the model use tools (web search, calculator, ...)")
-        self._tools.toggled.connect(self.tools_toggled)
+        self._tools = ToolPicker(self)
+        self._tools.tools_changed.connect(self.chat_settings_changed)
+        self._chat = ChatSettingsButton(self)
+        self._chat.popover.options_changed.connect(self.chat_settings_changed)
+        self._effort_tooltip = "How much the model should reason before answering"
 
         self._effort = QComboBox(self)
         self._effort.setObjectName("effortPicker")
         self._effort.setAccessibleName("Reasoning effort")
-        self._effort.setToolTip("How much the model should reason before answering (if it can)")
+        self._effort.setToolTip(self._effort_tooltip)
         for effort in REASONING_EFFORTS:
             self._effort.addItem(icon("reasoning"), effort.capitalize(), effort)
         self._effort.setCurrentIndex(REASONING_EFFORTS.index(DEFAULT_REASONING_EFFORT))
-        self._effort.currentIndexChanged.connect(lambda _index: self.reasoning_effort_changed.emit(
-            self.reasoning_effort()))
+        self._effort.currentIndexChanged.connect(self._on_effort_changed)
 
         self._send = QPushButton(self)
         self._send.setObjectName("sendButton")
@@ -156,6 +153,7 @@ class Composer(QWidget):
         controls.addWidget(self._model)
         controls.addWidget(self._tools)
         controls.addWidget(self._effort)
+        controls.addWidget(self._chat)
         controls.addStretch(1)
         controls.addWidget(self._send)
         inner = QVBoxLayout(frame)
@@ -229,11 +227,39 @@ class Composer(QWidget):
                 return True
         return False
 
-    def tools_enabled(self) -> bool:
-        return self._tools.isChecked()
+    def tool_picker(self) -> ToolPicker:
+        return self._tools
 
-    def set_tools_enabled(self, enabled: bool) -> None:
-        self._tools.setChecked(enabled)
+    def chat_settings_button(self) -> ChatSettingsButton:
+        return self._chat
+
+    def set_tool_options(self, options: list[ToolOption], selected: tuple[str, ...] | None = None) -> None:
+        self._tools.set_options(options, selected)
+
+    def selected_tools(self) -> tuple[str, ...] | None:
+        """The tools this chat offers; None: all of them."""
+        return self._tools.selected_tools()
+
+    def set_selected_tools(self, selected: tuple[str, ...] | None) -> None:
+        self._tools.set_selected(selected)
+
+    def chat_options(self) -> ChatOptions:
+        return self._chat.popover.options()
+
+    def set_chat_options(self, options: ChatOptions) -> None:
+        self._chat.set_options(options)
+
+    def set_control_support(self, support: ControlSupport, reasoning_effort: str | None,
+                            tools: str | None = None) -> None:
+        """What the current provider and model cannot take: each reason disables its control, as its tooltip."""
+        self._chat.popover.set_support(support)
+        self._tools.set_unavailable(tools)
+        self._effort.setEnabled(reasoning_effort is None)
+        self._effort.setToolTip(self._effort_tooltip if reasoning_effort is None
+                                else f"Reasoning effort is not available: {reasoning_effort}")
+
+    def effort_available(self) -> bool:
+        return self._effort.isEnabled()
 
     def reasoning_effort(self) -> str:
         """One of ``REASONING_EFFORTS``."""
@@ -263,6 +289,10 @@ class Composer(QWidget):
             return
         self._input.clear()
         self.send_requested.emit(text)
+
+    def _on_effort_changed(self, _index: int) -> None:
+        self.reasoning_effort_changed.emit(self.reasoning_effort())
+        self.chat_settings_changed.emit()
 
     def _on_model_index_changed(self, _index: int) -> None:
         current = self.current_model()

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from orchestration.limits import LoopLimits
 from widgets.form_errors import error_label
+from widgets.preferences_chat import ChatDefaultsTab
 from widgets.preferences_keys import KeyActions, KeyRow
 from widgets.preferences_mcp import McpHooks, McpServersTab
 from widgets.preferences_providers import ConnectionTester, ProvidersTab
@@ -117,6 +118,9 @@ class PreferencesDialog(QDialog):
         self.tabs.addTab(self.workspace, "Workspace")
         self.mcp_servers = McpServersTab(settings.mcp_servers, keys, mcp or McpHooks())
         self.tabs.addTab(self.mcp_servers, "MCP servers")
+        self.chat_defaults = ChatDefaultsTab(settings.chat.system_prompt, schema.max_system_prompt_chars)
+        self.chat_defaults.changed.connect(self.revalidate)
+        self.tabs.addTab(self.chat_defaults, "Chat")
         self.tabs.addTab(self._appearance_tab(settings), "Appearance")
 
         self.summary = error_label()
@@ -278,7 +282,7 @@ class PreferencesDialog(QDialog):
 
     # --- validation and result ----------------------------------------------------------------------
     def problems(self) -> list[str]:
-        found = self.providers.all_problems() + self.mcp_servers.all_problems()
+        found = self.providers.all_problems() + self.mcp_servers.all_problems() + self.chat_defaults.problems()
         searxng_problem = self._searxng_problem()
         if searxng_problem:
             found.append(f"Search: SearXNG URL: {searxng_problem}")
@@ -343,5 +347,6 @@ class PreferencesDialog(QDialog):
         data["limits"] = {name: box.value() for name, box in self.limit_fields.items()}
         data["mcp_servers"] = [server.model_dump() for server in self.mcp_servers.result()]
         data["ui"] = {"theme": self.theme.currentData(), "font_size": self.font_size.value()}
+        data["chat"] = self.chat_defaults.result()
         data.update({section: current() for section, current in self._live_sections.items()})
         return self.schema.settings_model.model_validate(data)

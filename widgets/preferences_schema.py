@@ -20,3 +20,4 @@ class SettingsSchema:
     max_search_results: int
     min_font_size: int
     max_font_size: int
+    max_system_prompt_chars: int = 100_000

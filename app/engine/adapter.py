@@ -15,7 +15,7 @@ from app.engine.library import UnknownModelError
 from app.engine.manager import BuiltinEngine
 from app.engine.process import EngineStartError
 from orchestration.engine import ModelRequest, ProviderEvent
-from orchestration.errors import ProviderError
+from orchestration.errors import ConnectionFailedError, ProviderError, StreamError
 from orchestration.providers.config import Capabilities, ProviderConfig
 from orchestration.providers.openai_chat import OpenAIChatAdapter
 
@@ -61,7 +61,8 @@ class BuiltinAdapter:
             async for event in adapter.stream(request):
                 yield event
         except ProviderError as error:
-            crash = self.engine.crashed()
+            dropped = isinstance(error, ConnectionFailedError | StreamError)
+            crash = await self.engine.crash_after_disconnect() if dropped else self.engine.crashed()
             if crash is None:
                 raise
             self.engine.note_crash(crash)

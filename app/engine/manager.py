@@ -27,6 +27,7 @@ from app.engine.settings import EngineSettings
 log = logging.getLogger(__name__)
 
 LOG_NAME = "engine.log"
+DISCONNECT_GRACE_S = 2.0  # how long a dropped connection waits for the engine's exit status
 PORT_RETRIES = 1  # a port taken between choosing it and the server binding it: try once more with a new one
 
 Phase = Literal["stopped", "starting", "ready", "failed"]
@@ -168,6 +169,15 @@ class BuiltinEngine:
             return None
         return (f"the built-in engine stopped unexpectedly (exit code {process.exit_code()}); it will be started "
                 f"again on the next message. Its log ({self.log_path}) ends with:\n{process.log_tail(8)}")
+
+    async def crash_after_disconnect(self, grace_s: float = DISCONNECT_GRACE_S) -> str | None:
+        """``crashed()`` after a dropped connection: a dying engine closes its socket a moment before its exit
+        status can be read, so wait up to ``grace_s`` for the process to end before saying it did not crash."""
+        deadline = time.monotonic() + grace_s
+        # a Popen's exit cannot be awaited without a thread; polling it briefly is enough (as in process.stop)
+        while (crash := self.crashed()) is None and self._process is not None and time.monotonic() < deadline:  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+        return crash
 
     def note_crash(self, message: str) -> None:
         self._set(EngineStatus("failed", self.running_model, message))

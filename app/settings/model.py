@@ -26,6 +26,7 @@ MAX_SEARCH_RESULTS = 20
 DEFAULT_FONT_SIZE = 11
 MIN_FONT_SIZE = 6
 MAX_FONT_SIZE = 48
+MAX_SYSTEM_PROMPT_CHARS = 100_000
 
 SearchBackend = Literal["tavily", "brave", "exa", "searxng"]
 ApprovalPolicy = Literal["ask", "allow", "deny"]
@@ -109,6 +110,13 @@ class UiSettings(_Section):
     font_size: int = Field(DEFAULT_FONT_SIZE, ge=MIN_FONT_SIZE, le=MAX_FONT_SIZE)
 
 
+class ChatDefaults(_Section):
+    """What a new chat starts with (a conversation then keeps its own: app/storage/chat_settings.py)."""
+
+    system_prompt: str = Field("", max_length=MAX_SYSTEM_PROMPT_CHARS, description="the system prompt of new chats; "
+                               "empty: none")
+
+
 class Settings(_Section):
     version: Literal[1] = SETTINGS_VERSION
     providers: list[ProviderSettings] = Field(default_factory=list)
@@ -117,6 +125,7 @@ class Settings(_Section):
     limits: LoopLimits = Field(default_factory=LoopLimits)
     tools: ToolSettings = Field(default_factory=ToolSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
+    chat: ChatDefaults = Field(default_factory=ChatDefaults)
     workspace_folders: list[str] = Field(default_factory=list, description="folders file tools may read")
     workspace_writable: list[str] = Field(default_factory=list, description="those of workspace_folders the write "
                                           "tools (write_file, edit_file) may also change; the others are read-only")

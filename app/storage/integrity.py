@@ -31,7 +31,8 @@ SQLITE_MAX_INTEGER = 2**63 - 1
 MIN_TIME_MS = -62_135_596_800_000
 MAX_TIME_MS = 253_402_300_799_999
 # Columns that hold JSON, per table.
-JSON_COLUMNS: dict[str, tuple[str, ...]] = {"messages": ("usage",), "runs": ("error",), "tool_outputs": ("data",)}
+JSON_COLUMNS: dict[str, tuple[str, ...]] = {"messages": ("usage",), "runs": ("error",), "tool_outputs": ("data",),
+                                            "conversation_settings": ("tools",)}
 
 R = TypeVar("R")
 

@@ -174,10 +174,29 @@ CREATE INDEX runs_conversation ON runs(conversation_id);
 CREATE INDEX runs_running ON runs(status) WHERE status = 'running';
 """
 
+# The chat settings a conversation keeps besides its system prompt (on the conversation row): the provider's
+# id in the settings and the model (conversations.provider holds the display name its runs record), the tools
+# it offers, reasoning effort, temperature and output-token limit. No row: the defaults (the default provider,
+# every tool the settings offer, the provider's own effort, no temperature or limit sent).
+CHAT_SETTINGS = """
+CREATE TABLE conversation_settings (
+    conversation_id INTEGER PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+    provider TEXT,
+    model TEXT,
+    tools TEXT,
+    reasoning_effort TEXT CHECK (reasoning_effort IN ('off', 'minimal', 'low', 'medium', 'high')),
+    temperature REAL CHECK (temperature >= 0),
+    max_output_tokens INTEGER CHECK (max_output_tokens > 0),
+    updated_at INTEGER NOT NULL
+);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: conversations, messages, tool calls and outputs, runs, run events, FTS5",
               INITIAL_SCHEMA),
     Migration(2, "token counts of runs may be unknown (NULL)", NULLABLE_TOKENS, rebuilds_tables=True),
+    Migration(3, "per-conversation chat settings: tools, reasoning effort, temperature, output-token limit",
+              CHAT_SETTINGS),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -44,6 +44,7 @@ class Capabilities(BaseModel):
     )
     response_format: bool = Field(True, description="accepts a JSON output format (response_format or its kin)")
     vision: bool = Field(False, description="accepts images in user messages")
+    temperature: bool = Field(True, description="accepts a sampling temperature (OpenAI's reasoning models do not)")
     max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
     echo_reasoning_content: bool = Field(False, description="send reasoning_content back on assistant turns")
     required_tool_choice: bool = Field(

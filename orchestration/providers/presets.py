@@ -12,6 +12,10 @@ from orchestration.providers.config import AuthStyle, Capabilities, ModelFamily,
 
 ANTHROPIC_VERSION = "2023-06-01"  # the anthropic-version header every Messages request carries
 OPENAI_MAX_TOOLS = 128  # OpenAI refuses requests with more functions than this
+OPENAI_REASONING_MODELS = ("o1", "o3", "o4", "gpt-5")
+# OpenAI's reasoning models refuse a temperature ("Unsupported parameter"); the chat settings disable it for them.
+_OPENAI_REASONING_FAMILY = ModelFamily(prefixes=OPENAI_REASONING_MODELS, overrides={"temperature": False},
+                                       note="reasoning models: no temperature")
 GEMINI_MAX_TOOLS = 128  # function declarations per Gemini request
 
 
@@ -41,8 +45,9 @@ PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
         Preset("openai", "OpenAI", "https://api.openai.com/v1",
-               Capabilities(reasoning_control="reasoning_effort", reasoning_models=("o1", "o3", "o4", "gpt-5"),
-                            max_tokens_field="max_completion_tokens", max_tools=OPENAI_MAX_TOOLS, vision=True)),
+               Capabilities(reasoning_control="reasoning_effort", reasoning_models=OPENAI_REASONING_MODELS,
+                            max_tokens_field="max_completion_tokens", max_tools=OPENAI_MAX_TOOLS, vision=True,
+                            families=(_OPENAI_REASONING_FAMILY,))),
         Preset("openrouter", "OpenRouter", "https://openrouter.ai/api/v1",
                Capabilities(reasoning_control="openrouter", reasoning_output=True)),
         Preset("groq", "Groq", "https://api.groq.com/openai/v1",
@@ -94,8 +99,9 @@ PRESETS: dict[str, Preset] = {
                                                   overrides={"vision": True}, note="vision models"),)),
                kind="ollama", auth="none", **_LOCAL),
         Preset("openai-responses", "OpenAI (Responses API)", "https://api.openai.com/v1",
-               Capabilities(reasoning_control="reasoning_effort", reasoning_models=("o1", "o3", "o4", "gpt-5"),
-                            reasoning_output=True, max_tools=OPENAI_MAX_TOOLS, vision=True, server_state=True),
+               Capabilities(reasoning_control="reasoning_effort", reasoning_models=OPENAI_REASONING_MODELS,
+                            reasoning_output=True, max_tools=OPENAI_MAX_TOOLS, vision=True, server_state=True,
+                            families=(_OPENAI_REASONING_FAMILY,)),
                kind="openai-responses"),
         Preset("cohere", "Cohere", "https://api.cohere.com",
                Capabilities(parallel_tool_calls=False, reasoning_output=True, reasoning_control="cohere_thinking",

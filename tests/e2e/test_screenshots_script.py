@@ -14,7 +14,7 @@ from tests.support.cli_process import REPO
 PICTURES = ["window-light-search", "window-light-reasoning", "window-dark-search", "window-dark-reasoning",
             "conversation-search-light", "conversation-search-dark", "inspector-light", "inspector-dark",
             "inspector-raw-light", "preferences-light", "preferences-mcp-light", "preferences-workspace-light",
-            "message-actions-light", "message-actions-dark"]
+            "message-actions-light", "message-actions-dark", "chat-settings-light", "tool-picker-light"]
 
 
 def test_the_screenshot_script_writes_every_picture_from_a_clean_state(tmp_path, qapp):

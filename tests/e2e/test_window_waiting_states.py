@@ -104,6 +104,8 @@ def test_stop_while_an_approval_is_pending_ends_the_pending_chip(qtbot, qasync_l
     until(qasync_loop, lambda: bool(ended))
     assert chips(window) == [("read_file", "not run (the run ended first)")]
     assert window.typing.text() == "" and not window.approval.is_asking()
+    session.open_conversation(session.conversation_id)  # read back: the same words
+    assert chips(window) == [("read_file", "not run (the run ended first)")]
     session.history.close()
 
 

@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
+from widgets.chat_settings_popover import ChatOptions, ControlSupport
 from widgets.composer import (
     MAX_INPUT_LINES,
     REASONING_EFFORTS,
@@ -13,6 +14,7 @@ from widgets.composer import (
     effort_for_request,
     message_text,
 )
+from widgets.tool_picker import ToolOption
 
 
 @pytest.fixture
@@ -142,15 +144,65 @@ def test_model_picker_lists_choices_and_keeps_the_current_one(qtbot, composer):
     assert not composer.findChild(QWidget, "modelPicker").isEnabled()
 
 
-def test_tools_toggle(qtbot, composer):
-    toggles: list[bool] = []
-    composer.tools_toggled.connect(toggles.append)
-    assert composer.tools_enabled()
-    qtbot.mouseClick(composer.findChild(QWidget, "toolsToggle"), Qt.MouseButton.LeftButton)
-    assert not composer.tools_enabled()
-    composer.set_tools_enabled(True)
-    assert composer.tools_enabled()
-    assert toggles == [False, True]
+# A popup raises itself and grabs the keyboard, which the offscreen platform says it cannot do.
+POPUP_WARNINGS = "This plugin does not support (raise|grabbing the keyboard)"
+
+
+@pytest.mark.qt_log_ignore(POPUP_WARNINGS)
+def test_tool_picker_offers_each_tool_and_reports_the_pick(qtbot, composer):
+    changes: list[None] = []
+    composer.chat_settings_changed.connect(lambda: changes.append(None))
+    composer.set_tool_options([ToolOption("calculate", "Built-in"), ToolOption("web_search", "Web"),
+                               ToolOption("time__now", "MCP: time")])
+    picker = composer.findChild(QWidget, "toolPicker")
+    assert composer.selected_tools() is None and picker.text() == "Tools" and picker.isEnabled()
+    qtbot.mouseClick(picker, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(picker.popup.isVisible, timeout=1000)
+    tree = picker.popup.tree
+    assert [tree.topLevelItem(i).text(0) for i in range(tree.topLevelItemCount())] == ["Built-in", "Web", "MCP: time"]
+    tree.topLevelItem(1).child(0).setCheckState(0, Qt.CheckState.Unchecked)  # as a click on its box does
+    assert composer.selected_tools() == ("calculate", "time__now") and picker.text() == "Tools 2/3"
+    qtbot.mouseClick(picker.popup.none_button, Qt.MouseButton.LeftButton)
+    assert composer.selected_tools() == ()
+    composer.set_selected_tools(None)
+    assert composer.selected_tools() is None
+    assert len(changes) == 2
+    picker.popup.hide()
+
+
+def test_a_control_the_provider_cannot_take_is_disabled_with_the_reason(qtbot, composer):
+    composer.set_tool_options([ToolOption("calculate", "Built-in")])
+    composer.set_control_support(ControlSupport(temperature="no temperature for o3", temperature_max=1.0),
+                                 reasoning_effort="Custom has no reasoning-effort setting", tools="no tools here")
+    effort = composer.findChild(QWidget, "effortPicker")
+    assert not effort.isEnabled() and "Custom has no reasoning-effort setting" in effort.toolTip()
+    picker = composer.findChild(QWidget, "toolPicker")
+    assert not picker.isEnabled() and picker.toolTip() == "no tools here"
+    popover = composer.chat_settings_button().popover
+    assert not popover.temperature.isEnabled()
+    assert "no temperature for o3" in popover.temperature.check.toolTip()
+    assert popover.output_limit.isEnabled() and popover.temperature.spin.maximum() == 1.0
+    composer.set_chat_options(ChatOptions("be brief", temperature=0.5, max_output_tokens=300))
+    assert composer.chat_options() == ChatOptions("be brief", None, 300)  # a disabled control is not sent
+    composer.set_control_support(ControlSupport(), reasoning_effort=None)
+    assert effort.isEnabled() and popover.temperature.isEnabled() and picker.isEnabled()
+    assert composer.chat_options() == ChatOptions("be brief", 0.5, 300)
+
+
+@pytest.mark.qt_log_ignore(POPUP_WARNINGS)
+def test_chat_settings_popover_reports_what_the_user_sets(qtbot, composer):
+    changes: list[None] = []
+    composer.chat_settings_changed.connect(lambda: changes.append(None))
+    button = composer.chat_settings_button()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    popover = button.popover
+    qtbot.waitUntil(popover.isVisible, timeout=1000)
+    qtbot.keyClicks(popover.system_prompt, "Answer in French.")
+    popover.temperature.check.setChecked(True)
+    popover.temperature.spin.setValue(0.3)
+    assert composer.chat_options() == ChatOptions("Answer in French.", 0.3, None)
+    assert "temperature 0.3" in button.toolTip() and changes
+    popover.hide()
 
 
 def test_reasoning_effort_picker(qtbot, composer):
@@ -166,7 +218,7 @@ def test_reasoning_effort_picker(qtbot, composer):
 
 
 def test_focus_input(qtbot, composer):
-    composer.findChild(QWidget, "toolsToggle").setFocus()
+    composer.findChild(QWidget, "effortPicker").setFocus()
     composer.focus_input()
     qtbot.waitUntil(lambda: composer.input_widget().hasFocus(), timeout=1000)
 
@@ -185,5 +237,6 @@ def test_input_grows_with_its_text_up_to_a_limit(qtbot, composer):
 
 def test_every_control_has_an_accessible_name(qtbot, composer):
     controls = [composer.input_widget(), *(composer.findChild(QWidget, name) for name in
-                                           ("modelPicker", "toolsToggle", "effortPicker", "sendButton"))]
+                                           ("modelPicker", "toolPicker", "effortPicker", "chatSettingsButton",
+                                            "sendButton"))]
     assert all(control.accessibleName() for control in controls)
