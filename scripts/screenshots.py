@@ -1,7 +1,7 @@
 """Screenshots of the real window (``make screenshots``): a tool-using answer (heading, list, table, inline and
 display math, quote, code block) with reasoning and search results, a regenerated answer with its message
-actions and ‹ 2/2 › switcher, the run inspector, a conversation search, the preferences, and the composer's chat
-settings and tool picker, in the light and the dark theme.
+actions and ‹ 2/2 › switcher, the run inspector, a conversation search, the preferences (Local models
+included), and the composer's chat settings and tool picker, in the light and the dark theme.
 
 Runs the app against a scripted OpenAI-compatible server and a SearXNG-shaped search server, both on loopback,
 each theme in its own fresh data folder (under ``$TMPDIR/parley-screenshots``, emptied first) holding a few
@@ -187,6 +187,18 @@ def shoot_message_actions(loop, window, session, path: Path) -> bool:
     return True
 
 
+def shoot_local_models(preferences, settle, path: Path) -> None:
+    """Preferences > Local models once the demo model's metadata is read (a child process, about 3 s)."""
+    panel = preferences.local_models_panel
+    preferences.tabs.setCurrentWidget(panel.tab)
+    panel.tab.select(panel.tab.rows[0].name)
+    for _ in range(100):
+        settle(0.1)
+        if panel.tab.rows and all(row.quantization or row.size is None for row in panel.tab.rows):
+            break
+    preferences.grab().save(str(path))
+
+
 def save_with_popup(window, popup, path: Path) -> None:
     """The window with a popup (a separate top-level widget, which ``window.grab()`` leaves out) drawn where it
     shows on screen."""
@@ -315,6 +327,7 @@ def main(argv: list[str]) -> int:
                     preferences.tabs.setCurrentWidget(tab)
                     settle()
                     preferences.grab().save(str(out / f"preferences-{name}-light.png"))
+                shoot_local_models(preferences, settle, out / "preferences-local-models-light.png")
                 preferences.reject()
                 window.toggle_inspector()  # closed again, so the composer's popups are seen against the chat
                 composer = window.composer

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from widgets.form_errors import error_label
 from widgets.safe_text import plain_label, set_plain_text
 
 COLUMNS = ("Name", "Size", "Quantization", "Context", "License")
@@ -115,7 +116,9 @@ class LocalModelsTab(QWidget):
         self.table.itemSelectionChanged.connect(self._selection_changed)
         self.row_note = plain_label("")
         self.row_note.setWordWrap(True)
-        self.row_note.setObjectName("paneNotice")
+        self.row_note.setAccessibleName("Selected model")
+        self.problem = error_label()
+        self.problem.setAccessibleName("Local models problem")
 
         self.add_button = QPushButton("Add from disk…")
         self.default_button = QPushButton("Make default")
@@ -132,6 +135,7 @@ class LocalModelsTab(QWidget):
         layout.addWidget(intro)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.row_note)
+        layout.addWidget(self.problem)
         layout.addLayout(actions)
         layout.addWidget(self._download_box(choices))
         layout.addWidget(self._engine_box())
@@ -272,7 +276,8 @@ class LocalModelsTab(QWidget):
         set_plain_text(self.download_status, message)
 
     def show_problem(self, message: str) -> None:
-        set_plain_text(self.row_note, message)
+        set_plain_text(self.problem, message)
+        self.problem.setVisible(bool(message))
 
     def set_engine(self, state: str, log_tail: str) -> None:
         set_plain_text(self.engine_state, state)
@@ -288,6 +293,7 @@ class LocalModelsTab(QWidget):
             signal.emit(name)  # type: ignore[attr-defined]
 
     def _add(self) -> None:
+        self.show_problem("")
         path = self.choose_file(self)
         if path:
             self.add_requested.emit(path)

@@ -94,8 +94,8 @@ def test_a_bad_file_is_refused_and_nothing_is_saved(qtbot, session: Session, tmp
         path.write_text("<html>Not found</html>" * 100)
     tab, _panel = make_panel(qtbot, session)
     tab.add_requested.emit(str(path))
-    assert tab.row_note.text().startswith("Not added:")
-    assert ("truncated" if bad == "truncated" else "is not a GGUF model") in tab.row_note.text()
+    assert tab.problem.text().startswith("Not added:") and tab.problem.isVisibleTo(tab)
+    assert ("truncated" if bad == "truncated" else "is not a GGUF model") in tab.problem.text()
     assert session.saved_engine() == {} and [r.name for r in tab.rows] == [library.DEMO_MODEL]
 
 
