@@ -14,7 +14,7 @@ import logging
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer
 
 from app.engine import catalog, download, gguf_info, library, memory
 from app.engine.child_job import ChildJob
@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 MODELS_FOLDER = "models"  # under the data folder, as `parley local download` uses
 LOG_LINES = 40
+LOG_REFRESH_MS = 2000  # the log view follows engine.log this often while the tab is shown
 
 
 class Session(Protocol):
@@ -60,6 +61,11 @@ class LocalModelsPanel(QObject):
         self._reader: ChildJob | None = None
         self._unread: list[Path] = []
         self.closed = False
+        self.state_text = ""
+        self.log_timer = QTimer(self)
+        self.log_timer.setInterval(LOG_REFRESH_MS)
+        self.log_timer.timeout.connect(self._follow_log)
+        self.log_timer.start()
         self._tasks: set[asyncio.Future] = set()
         self.last_model: str | None = None  # what "Restart engine" starts again, also after a crash
         tab.default_chosen.connect(self.make_default)
@@ -76,11 +82,13 @@ class LocalModelsPanel(QObject):
 
     def _tab_gone(self, *_: object) -> None:
         self.closed = True  # nothing more is shown; close() still stops the children
+        self.log_timer.stop()
         self.session.engine.remove_listener(self.show_engine)
 
     def close(self) -> None:
         """The dialog closed: stop the children (a download's part file stays) and stop listening."""
         self.closed = True  # a reader ending below must not start the next one
+        self.log_timer.stop()
         self.session.engine.remove_listener(self.show_engine)
         for job in (self.downloader, self._reader):
             if job is not None and job.running():
@@ -278,7 +286,12 @@ class LocalModelsPanel(QObject):
             text = f"Failed: {status.detail}. Restart engine tries again."
         else:
             text = "Not running: it starts when a run needs it, or with Load selected model now."
+        self.state_text = text
         self.tab.set_engine(text, log_tail(engine.log_path))
+
+    def _follow_log(self) -> None:
+        if not self.closed and self.tab.isVisible():
+            self.tab.set_engine(self.state_text, log_tail(self.session.engine.log_path))
 
 
 def attach_local_models(dialog: object, session: Session) -> LocalModelsPanel | None:

@@ -197,3 +197,13 @@ async def _wait(condition) -> None:  # type: ignore[no-untyped-def]
             return
         await asyncio.sleep(0.05)
     raise AssertionError("timed out")
+
+
+def test_the_log_view_follows_the_engine_log_while_shown(qtbot, session: Session) -> None:
+    tab, _panel = make_panel(qtbot, session)
+    tab.show()
+    log = session.engine.log_path
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("".join(f"line {n}\n" for n in range(100)) + "llama_model_load: loaded meta data\n")
+    qtbot.waitUntil(lambda: tab.log_view.toPlainText().endswith("loaded meta data"), timeout=10_000)
+    assert tab.log_view.toPlainText().count("\n") == 39  # the last 40 lines
