@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from app.engine import gguf_info, library
 
@@ -31,6 +32,7 @@ RESUME_ATTEMPTS = 3  # our own retries after huggingface_hub's (which retry time
 HASH_BLOCK = 4 * 1024 * 1024
 REPO_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 SHA256_PATTERN = re.compile(r"^[0-9a-f]{64}$")
+REVISION = "main"
 
 Progress = Callable[[str, int, int | None], None]  # (phase "download" | "verify", bytes done, total)
 
@@ -62,8 +64,16 @@ class RemoteFile:
 
 
 def endpoint() -> str:
-    """The Hub to use, read now (not at import time) so HF_ENDPOINT set by a test or the user always counts."""
-    return (os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
+    """The Hub to use, read now (not at import time) so HF_ENDPOINT set by a test or the user always counts.
+
+    huggingface_hub reads HF_ENDPOINT once, at import, into ``constants.ENDPOINT``, and uses that for requests
+    Parley does not make itself (its daily agent-registry lookup): it is set to the same endpoint here, so every
+    request of a download goes to one place."""
+    from huggingface_hub import constants
+
+    hub = (os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
+    constants.ENDPOINT = hub
+    return hub
 
 
 def check_names(repo: str, file: str) -> None:
@@ -101,12 +111,13 @@ def _hub_error(exc: Exception, repo: str, file: str) -> DownloadError:
 
 def remote_file(repo: str, file: str) -> RemoteFile:
     """What the Hub says about the file, without fetching it."""
-    from huggingface_hub import get_hf_file_metadata, hf_hub_url
+    from huggingface_hub import get_hf_file_metadata
 
     check_names(repo, file)
     hub = endpoint()
+    url = f"{hub}/{repo}/resolve/{REVISION}/{quote(file)}"  # hf_hub_url's form, on the endpoint read now
     try:
-        meta = get_hf_file_metadata(hf_hub_url(repo, file, endpoint=hub), endpoint=hub)
+        meta = get_hf_file_metadata(url, endpoint=hub)
     except Exception as exc:  # huggingface_hub's and httpx2's errors, all reported the same way
         raise _hub_error(exc, repo, file) from None
     sha = meta.etag if meta.etag and SHA256_PATTERN.match(meta.etag) else None

@@ -36,6 +36,14 @@ def loopback_only(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
         return real(host, *args, **kwargs)
 
     monkeypatch.setattr(socket, "getaddrinfo", guarded)
+    from huggingface_hub import constants
+
+    # as if huggingface_hub had been imported before HF_ENDPOINT was set, with no cached agent registry (which it
+    # fetches from its endpoint once a day)
+    monkeypatch.setattr(constants, "ENDPOINT", "https://huggingface.co")
+    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE",
+                        "https://huggingface.co/{repo_id}/resolve/{revision}/{filename}")
+    monkeypatch.setattr(constants, "AGENT_HARNESSES_PATH", str(tmp_path / "hf-home" / "agent_harnesses.json"))
     yield looked_up
     assert looked_up == []
 
@@ -64,6 +72,7 @@ def test_a_download_reports_progress_verifies_and_lands_under_its_final_name(hub
     assert seen[-1] == ("verify", len(model_bytes), len(model_bytes))
     assert ("download", len(model_bytes), len(model_bytes)) in seen
     assert all(r.header("host", "").startswith("127.0.0.1") for r in hub.server.requests + hub.transfers())
+    assert "/api/agent-harnesses" in [r.path for r in hub.server.requests]  # huggingface_hub's own, kept here
 
 
 def test_a_transfer_cut_off_half_way_resumes_from_where_it_stopped(hub: FakeHub, tmp_path: Path,
