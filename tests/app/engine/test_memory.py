@@ -1,5 +1,5 @@
 """The too-big-for-memory warning: said when a model's file is larger than the memory available, with what to
-do, and noted on the Local models tab's row."""
+do, noted on the Local models tab's row, and in the status the engine reports while it starts."""
 
 from __future__ import annotations
 
@@ -30,3 +30,16 @@ def test_the_tab_notes_it_on_the_row(qtbot, tmp_path: Path, monkeypatch: pytest.
     qtbot.waitUntil(lambda: "only 0.0 GB is available" in next(r for r in tab.rows if r.name == "big").note,
                     timeout=10_000)
     panel.close()
+
+
+async def test_starting_a_model_too_big_for_the_memory_says_so(engine_settings, tmp_path: Path, fake_python: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.engine.manager import BuiltinEngine, EngineStatus
+
+    monkeypatch.setattr(memory, "available_memory", lambda: 1000)
+    statuses: list[EngineStatus] = []
+    engine = BuiltinEngine(engine_settings, tmp_path / "data", python=fake_python)
+    engine.add_listener(statuses.append)
+    await engine.ensure()
+    assert "this model needs about" in statuses[0].detail and "smaller quantization" in statuses[0].detail
+    await engine.aclose()
