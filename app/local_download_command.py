@@ -18,7 +18,6 @@ from app.engine import catalog, download, library, memory
 from app.settings import save_settings
 
 PROGRESS_EVERY_S = 1.0
-MODELS_FOLDER = "models"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def models_dir(args: argparse.Namespace) -> Path:
-    return paths_from_args(args).data_dir / MODELS_FOLDER
+    return paths_from_args(args).data_dir / download.MODELS_FOLDER
 
 
 def _print_catalog() -> int:

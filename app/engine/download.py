@@ -33,6 +33,7 @@ HASH_BLOCK = 4 * 1024 * 1024
 REPO_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 SHA256_PATTERN = re.compile(r"^[0-9a-f]{64}$")
 REVISION = "main"
+MODELS_FOLDER = "models"  # under the data folder: where downloads go, for the CLI and the window alike
 
 Progress = Callable[[str, int, int | None], None]  # (phase "download" | "verify", bytes done, total)
 
@@ -210,6 +211,7 @@ def download(repo: str, file: str, models_dir: Path, *, progress: Progress | Non
     Raises DownloadError (DownloadCancelled, ChecksumMismatch, NotEnoughSpace) or library.ModelFileError;
     nothing but a whole, verified file ever gets the final name."""
     import httpx2
+    from huggingface_hub import errors
     from huggingface_hub.file_download import http_get
     from huggingface_hub.utils import build_hf_headers
 
@@ -235,6 +237,8 @@ def download(repo: str, file: str, models_dir: Path, *, progress: Progress | Non
             break
         except DownloadCancelled:
             raise
+        except errors.HfHubHTTPError as exc:  # an OSError too, but an answer, not a broken transfer
+            raise _hub_error(exc, repo, file) from None
         except (httpx2.TransportError, OSError) as exc:
             if attempt == RESUME_ATTEMPTS:
                 raise DownloadError(f"the download of {file} broke off ({exc}); run it again to continue where "

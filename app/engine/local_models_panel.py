@@ -25,7 +25,6 @@ from widgets.preferences_local_models import DownloadChoice, LocalModelsTab, Mod
 
 log = logging.getLogger(__name__)
 
-MODELS_FOLDER = "models"  # under the data folder, as `parley local download` uses
 LOG_LINES = 40
 LOG_REFRESH_MS = 2000  # the log view follows engine.log this often while the tab is shown
 
@@ -54,7 +53,7 @@ class LocalModelsPanel(QObject):
         super().__init__()  # not the tab's child: its child processes must outlive the tab until close()
         self.session, self.tab = session, tab
         self.data_dir = session.engine.log_path.parent
-        self.models_dir = self.data_dir / MODELS_FOLDER
+        self.models_dir = self.data_dir / download.MODELS_FOLDER
         self.cache = gguf_info.InfoCache(self.data_dir)
         self.problems: dict[str, str] = {}
         self.downloader: ChildJob | None = None

@@ -38,6 +38,7 @@ class FakeHub:
     corrupt: bool = False
     pause_at: int | None = None  # the next transfer waits ``pause`` seconds after this many bytes
     pause: float = 30.0
+    cdn_status: int | None = None  # the CDN answers this status (an expired link: 403) instead of the bytes
     server: LoopbackServer | None = None
     cdn: LoopbackServer | None = None  # another origin, as the Hub's CDN is: the client must not follow there
 
@@ -87,6 +88,8 @@ class FakeHub:
             "X-Linked-Etag": f'"{found.sha256}"', "X-Linked-Size": str(len(found.data))})
 
     def _get(self, request: Request) -> Response:
+        if self.cdn_status is not None:
+            return Response.text("Access denied", status=self.cdn_status)
         sha = request.path.rsplit("/", 1)[1]
         found = next((f for f in self.files.values() if f.sha256 == sha), None)
         if found is None:

@@ -136,6 +136,13 @@ def test_unknown_repositories_files_and_bad_names_say_what_to_do(hub: FakeHub, t
     assert hub.transfers() == []
 
 
+def test_a_refused_transfer_is_reported_not_retried(hub: FakeHub, tmp_path: Path) -> None:
+    hub.cdn_status = 403
+    with pytest.raises(download.DownloadError, match=r"answered HTTP 403.*try again later"):
+        download.download(REPO, FILE, tmp_path / "models")
+    assert len(hub.transfers()) == 1
+
+
 def test_a_server_that_is_gone_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     with socket.socket() as spare:
         spare.bind(("127.0.0.1", 0))
