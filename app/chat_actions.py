@@ -22,6 +22,7 @@ from app.history_view import chat_messages
 from app.run_service import RunSetupError
 from app.storage import History, StorageError
 from app.storage.branches import add_edited_answer, chain, delete_pair, switch_version, versions
+from app.window_attachments import stored_views
 from widgets.chat_view import ChatMessage
 from widgets.message_actions import MessageActions
 
@@ -59,7 +60,9 @@ class ChatActions(QObject):
             tool = registry.get(name)
             return tool.visibility if tool is not None else "primary"
 
-        return chat_messages(records, visibility_of, versions(history, conversation_id))
+        store = history.attachments
+        return chat_messages(records, visibility_of, versions(history, conversation_id),
+                             lambda record: stored_views(store, record))
 
     def reload(self, *, keep_errors: bool = False) -> None:
         """Show the open conversation's current branch again; ``keep_errors``: with the errors shown after its

@@ -13,6 +13,7 @@ import contextlib
 import signal
 import sys
 
+from app.attachments import AttachmentError, PreparedAttachment, load_attachments
 from app.chat_recording import NothingToRegenerateError, continuation
 from app.chat_target import chat_settings, cli_problem
 from app.cli_approval import cli_approver, is_interactive
@@ -57,6 +58,24 @@ def read_prompt(args: argparse.Namespace) -> str | None:
     if not prompt.strip():
         raise UsageError("the prompt is empty: pass it as an argument or on standard input")
     return prompt
+
+
+def read_attachments(args: argparse.Namespace) -> list[PreparedAttachment]:
+    """The ``--attach`` files, prepared; a file that cannot be attached is a usage error naming it (nothing is
+    saved or sent). Notes for the user (a cut, a PDF without text) go to stderr."""
+    if not args.attach:
+        return []
+    if args.regenerate:
+        raise UsageError("--regenerate answers the last message again; it takes no --attach")
+    try:
+        attachments = load_attachments(args.attach)
+    except AttachmentError as problem:
+        raise UsageError(f"--attach: {problem}") from None
+    for attachment in attachments:
+        note = getattr(attachment.part, "note", "")
+        if note:
+            print(f"parley: {attachment.name}: {note}", file=sys.stderr)
+    return attachments
 
 
 def approver_for(args: argparse.Namespace, settings: Settings) -> Approver:
@@ -112,6 +131,7 @@ def run_chat(args: argparse.Namespace) -> int:
 def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, service: RunService,
                       interrupts: Interrupts) -> int:
     prompt = read_prompt(args)
+    attachments = read_attachments(args)
     chat = chat_settings(args, service.settings, env_key=api_key_from_env(args.api_key_env),
                          one_off=lambda: provider_from_args(args))
     history: History | None = None
@@ -120,7 +140,7 @@ def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, service:
         if history is not None and args.conversation is not None:
             chat = _continued(args, chat, service, history)
         try:  # bad usage is reported before anything is saved
-            plan = service.plan(prompt, chat)
+            plan = service.plan(prompt, chat, attachments)
         except (RunSetupError, UnsupportedKindError) as problem:
             raise cli_problem(problem, service.secrets) from None
         placement = continuation(history, args.conversation) if getattr(args, "continue_answer", False) and \

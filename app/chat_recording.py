@@ -18,7 +18,7 @@ from app.storage import History
 from app.storage.history import ResumePoint, title_from_text
 from app.storage.replay import conversation_messages
 from app.storage.run_recorder import RunRecorder
-from orchestration.messages import Message, SystemMessage, UserMessage
+from orchestration.messages import Attachment, Message, SystemMessage, UserMessage
 
 # What the model is asked when it continues an answer stopped early; sent, never stored (the stored answer
 # simply goes on).
@@ -75,14 +75,18 @@ def _with_system(messages: list[Message], system: str | None) -> list[Message]:
 def prepare_conversation(history: History | None, conversation_id: int | None, prompt: str | None, *,
                          system: str | None, regenerate: bool, save: bool, provider: str, model: str,
                          secrets: list[str], memory: Sequence[Message] = (),
-                         placement: Placement | None = None) -> ChatConversation:
-    """``memory``: the chat so far when there is no database to read it from (a new conversation only)."""
+                         placement: Placement | None = None,
+                         attachments: Sequence[Attachment] = ()) -> ChatConversation:
+    """``memory``: the chat so far when there is no database to read it from (a new conversation only).
+    ``attachments``: files sent with the new prompt."""
+    question = UserMessage(content=prompt or "", attachments=list(attachments))
     if conversation_id is None:
-        messages = [*_with_system(list(memory), system), UserMessage(content=prompt or "")]
+        messages = [*_with_system(list(memory), system), question]
         if history is None or not save:
             return ChatConversation(messages, prompt, None, None, None)
-        conversation_id = history.create_conversation(title_from_text(prompt or "", secrets), provider=provider,
-                                                      model=model, system_prompt=system or None)
+        title = title_from_text(prompt or "", secrets) or ", ".join(a.name for a in attachments)
+        conversation_id = history.create_conversation(title, provider=provider, model=model,
+                                                      system_prompt=system or None)
         return ChatConversation(messages, prompt, None, conversation_id,
                                 RunRecorder(history, conversation_id, secrets=secrets))
     assert history is not None
@@ -110,10 +114,10 @@ def prepare_conversation(history: History | None, conversation_id: int | None, p
                         UserMessage(content=CONTINUE_PROMPT)]
     elif placement is not None:  # an edited question goes beside the original
         resume = ResumePoint(conversation_id, history.message_in(conversation_id, placement.message_id).parent_id)
-        messages = [*conversation_messages(history, conversation_id, upto=resume), UserMessage(content=prompt or "")]
+        messages = [*conversation_messages(history, conversation_id, upto=resume), question]
     else:  # the new message is stored right after the context it is sent with
         resume = history.resume_point(conversation_id)
-        messages = [*conversation_messages(history, conversation_id, upto=resume), UserMessage(content=prompt or "")]
+        messages = [*conversation_messages(history, conversation_id, upto=resume), question]
     recorder = RunRecorder(history, conversation_id, secrets=secrets, resume=resume) if save else None
     return ChatConversation(_with_system(messages, system), None if reply_to else prompt, reply_to, conversation_id,
                             recorder, after)

@@ -19,6 +19,7 @@ from typing import Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
+from app.attachments import PreparedAttachment
 from app.chat_actions import ChatActions
 from app.chat_recording import Placement
 from app.chat_settings_binding import ChatSettingsBinding
@@ -65,6 +66,7 @@ from app.storage.exchange import import_conversation, read_export
 from app.storage.search import HistorySearch
 from app.tool_setup import tool_registry
 from app.window_approver import WindowApprover
+from app.window_attachments import DraftAttachments, stored_views
 from orchestration.messages import Message, UserMessage
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.discovery import discover_local_servers
@@ -180,6 +182,9 @@ class ChatSession(QObject):
             report=window.show_error_in_chat)
 
         w = window
+        self.draft = DraftAttachments(w.composer, [w.chat_view.viewport(), w.composer.input_widget()],
+                                      w.show_error_in_chat)
+        self._sent_attachments: dict[int | None, list[PreparedAttachment]] = {}  # by conversation, while it runs
         w.composer.send_requested.connect(self.send)
         w.composer.stop_requested.connect(lambda: self.controller.stop_conversation(self.conversation_id))
         w.conversations.conversation_selected.connect(self.open_conversation)
@@ -438,15 +443,17 @@ class ChatSession(QObject):
     def start_run(self, text: str | None, *, placement: Placement | None = None,
                   chat: ChatSettings | None = None) -> None:
         """Start a run: ``text`` after the open conversation's last message, or where ``placement`` says (the
-        message actions: ``text`` None to answer again or continue)."""
+        message actions: ``text`` None to answer again or continue). A new question takes the draft's
+        attachments."""
         service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory,
                              engine=self.engine)
-        plan = service.plan(text, chat or self.chat_settings())
+        attachments = self.draft.items() if text is not None else []
+        plan = service.plan(text, chat or self.chat_settings(), attachments)
         self.window.inspector.set_secrets(plan.secrets)
         prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history,
                                  placement=placement)
         if self.history is None and text is not None:  # without a database the conversation lives in memory only
-            self._memory_history.append(UserMessage(content=text))
+            self._memory_history.append(UserMessage(content=text, attachments=[a.part for a in attachments]))
         self.conversation_id = conversation_id = prepared.conversation_id
         self.views.saved_as(conversation_id)
         state = self.views.state(conversation_id)
@@ -460,7 +467,10 @@ class ChatSession(QObject):
         if placement is not None:
             self.actions.reload()  # the branch up to where the run goes
         elif text is not None:
-            self.window.chat_view.add_user_message(text)
+            self.window.chat_view.add_user_message(text, self.draft.views())
+        if attachments:
+            self._sent_attachments[conversation_id] = attachments
+            self.draft.clear()  # only now: a send refused before this point keeps its attachments
         self.window.reasoning_pane.expect_reasoning(state.expect_reasoning)
         self.controller.start(prepared, text or "", approver)
         self.views.starting(conversation_id)
@@ -475,8 +485,10 @@ class ChatSession(QObject):
         recorder = live.recorder
         if recorder is not None and recorder.save_error is not None:
             self._report(shown, f"The answer could not be saved: {recorder.save_error}")
+        attachments = self._sent_attachments.pop(live.conversation_id, [])
         if result.finish_reason == "error" and not result.answer and recorder is None and shown:
             self.window.composer.restore_text(live.text)
+            self.draft.restore(attachments)
         self.refresh_conversations()
         if shown:
             self.actions.after_run()  # the answer gets its id and versions (app/chat_actions.py)
@@ -546,7 +558,9 @@ class ChatSession(QObject):
         self.window.forget_live_answer()
         self.actions.actions.reset()
         try:
-            self.views.show(self.history, conversation_id, records, visibility_of)
+            store = self.history.attachments
+            self.views.show(self.history, conversation_id, records, visibility_of,
+                            lambda record: stored_views(store, record))
         except StorageError as problem:
             self.window.show_error_in_chat(str(problem))
         self.chat_binding.show_conversation(conversation_id)

@@ -10,6 +10,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from app.cli_common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError
 from app.errors import EnvironmentProblem
@@ -157,6 +158,9 @@ def _add_chat_parser(sub: argparse._SubParsersAction, parents: list[argparse.Arg
                       help="with --conversation: go on with its last answer where it stopped (after Ctrl+C or an "
                            "error), in the same answer (the window's Continue)")
     chat.add_argument("--no-save", action="store_true", help="do not save this chat in the history")
+    chat.add_argument("--attach", action="append", type=Path, default=[], metavar="FILE",
+                      help="attach a file (repeatable): an image (PNG, JPEG, WebP, GIF; needs a model with vision), "
+                           "a PDF, or a text, Markdown, code, CSV or JSON file")
     add_provider_arguments(chat, preset_alias=False)
     chat.add_argument("--model", help="model name as the provider knows it (default: the provider's default model)")
     chat.add_argument("--idle-timeout", type=_positive_float, metavar="SECONDS",

@@ -22,6 +22,7 @@ from orchestration.events import RunEvent
 from widgets import conversation_display as display
 from widgets.conversation_state import NEW_CHAT, ConversationState, ConversationStates
 from widgets.main_window import MainWindow
+from widgets.message_attachments import AttachmentView
 
 
 def stored_state(history: History, conversation_id: int) -> ConversationState:
@@ -68,7 +69,8 @@ class ConversationViews:
         display.show_state(self.window, self.states.get(NEW_CHAT), [])
 
     def show(self, history: History, conversation_id: int, records: list[MessageRecord],
-             visibility_of: Callable[[str], str]) -> None:
+             visibility_of: Callable[[str], str],
+             attachments_of: Callable[[MessageRecord], list[AttachmentView]] = lambda record: []) -> None:
         """Show a conversation: live if a run of it is going, else as stored (raises StorageError)."""
         live = self.runs.get(conversation_id)
         if live is not None and self.runs.is_running(conversation_id):
@@ -81,7 +83,8 @@ class ConversationViews:
         self.states.put(state)
         self.shown = conversation_id
         self.window.approval.clear()
-        shown = chat_messages(records, visibility_of, versions(history, conversation_id))  # ‹ 2/3 › (chat_actions.py)
+        shown = chat_messages(records, visibility_of, versions(history, conversation_id),  # ‹ 2/3 › (chat_actions.py)
+                              attachments_of)
         display.show_state(self.window, state, shown)
         if live is not None and live.approver is not None:
             live.approver.show_again()

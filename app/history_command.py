@@ -109,7 +109,8 @@ def _show(args: argparse.Namespace) -> int:
         note = "" if m.status == "complete" else f" [{m.status}]"
         alternatives = f" ({found[m.id].position} of {found[m.id].count} versions)" if found[m.id].count > 1 else ""
         calls = f" [tools: {', '.join(c.name for c in m.tool_calls)}]" if m.tool_calls else ""
-        print(f"  #{m.id} {m.role}{note}{alternatives}{calls}: {_preview(m.content)}")
+        files = f" [attached: {', '.join(a.name for a in m.attachments)}]" if m.attachments else ""
+        print(f"  #{m.id} {m.role}{note}{alternatives}{calls}{files}: {_preview(m.content)}")
     return EXIT_OK
 
 

@@ -15,6 +15,7 @@ from app.storage.branches import Versions
 from app.storage.records import MessageRecord
 from orchestration.tool_outcome import duplicate_of
 from widgets.chat_view import ChatMessage, ToolChip
+from widgets.message_attachments import AttachmentView
 
 STATUS_RANK = {"complete": 0, "interrupted": 1, "error": 2, "streaming": 1}
 LENGTH_NOTICE = "The answer hit the output token limit."  # as the live view says it (widgets/chat_view.py)
@@ -27,9 +28,12 @@ def _versions(record: MessageRecord, versions: dict[int, Versions] | None) -> tu
 
 def chat_messages(records: Iterable[MessageRecord],
                   visibility_of: Callable[[str], str] = lambda name: "primary",
-                  versions: dict[int, Versions] | None = None) -> list[ChatMessage]:
+                  versions: dict[int, Versions] | None = None,
+                  attachments_of: Callable[[MessageRecord], list[AttachmentView]] = lambda record: []
+                  ) -> list[ChatMessage]:
     """``visibility_of`` gives a tool's visibility by name (hidden tools get no chip, as while streaming);
-    ``versions`` (app/storage/branches.py) adds the ‹ 2/3 › switcher to messages with siblings."""
+    ``versions`` (app/storage/branches.py) adds the ‹ 2/3 › switcher to messages with siblings;
+    ``attachments_of`` gives a user message's attachments as the view shows them."""
     shown: list[ChatMessage] = []
     joining = False
     last_run: str | None = None
@@ -44,7 +48,8 @@ def chat_messages(records: Iterable[MessageRecord],
     for record in records:
         if record.role == "user":
             end_answer()
-            shown.append(ChatMessage("user", record.content, ref=record.id, versions=_versions(record, versions)))
+            shown.append(ChatMessage("user", record.content, ref=record.id, versions=_versions(record, versions),
+                                     attachments=attachments_of(record) if record.attachments else []))
             joining = False
             continue
         if record.role != "assistant":

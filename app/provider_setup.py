@@ -29,6 +29,9 @@ def provider_config(entry: ProviderSettings, api_key: str | None) -> ProviderCon
     overrides = dict(entry.capabilities)
     if entry.think_tags is not None:
         overrides["think_tags"] = entry.think_tags
+    if "vision" in overrides and "families" not in overrides:  # the user's word wins over the model families
+        overrides["families"] = [family.model_copy(update={"overrides": {
+            k: v for k, v in family.overrides.items() if k != "vision"}}) for family in base.capabilities.families]
     capabilities = Capabilities.model_validate({**base.capabilities.model_dump(), **overrides})
     return base.model_copy(update={"kind": entry.kind, "headers": {**base.headers, **entry.headers},
                                    "capabilities": capabilities})

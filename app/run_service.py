@@ -16,8 +16,10 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
+from app.attachment_check import images_as_notes, images_refused
 from app.chat_recording import ChatConversation, Placement, prepare_conversation
 from app.conversation_chat import stored_from
 from app.engine import library
@@ -44,6 +46,9 @@ from orchestration.tool_api import ToolSet
 from orchestration.tool_turn import Approver
 from tools.mcp import McpManager
 from tools.registry import ToolRegistry, UnknownToolError
+
+if TYPE_CHECKING:
+    from app.attachments import PreparedAttachment
 
 Subscriber = Callable[[RunEvent], None]
 RegistryFactory = Callable[[Settings, Callable[[str], str | None]], ToolRegistry]
@@ -112,6 +117,16 @@ class MissingModelError(RunSetupError):
         self.provider = provider
 
 
+class VisionUnsupportedError(RunSetupError):
+    """Images attached for a model whose capabilities say it takes none (docs/providers.md, vision)."""
+
+    def __init__(self, provider: str, model: str, images: list[str]) -> None:
+        super().__init__(f"{model} ({provider}) does not accept images; remove {', '.join(images)} or choose a "
+                         "model with vision (a provider whose model does take images: set its capability "
+                         "\"vision\": true in the settings)")
+        self.provider, self.model, self.images = provider, model, images
+
+
 class EngineUnavailableError(RunSetupError):
     """The built-in engine was asked for but is not installed, has no model, or this front end has none."""
 
@@ -146,6 +161,7 @@ class RunPlan:
     tool_names: list[str]
     tool_choice: ToolChoice
     limits: LoopLimits
+    attachments: Sequence[PreparedAttachment] = field(default_factory=tuple)  # sent with the prompt
 
     @property
     def secrets(self) -> list[str]:
@@ -180,10 +196,15 @@ class RunService:
         self.engine = engine
 
     # --- checks, nothing written ----------------------------------------------------------------------
-    def plan(self, prompt: str | None, chat: ChatSettings) -> RunPlan:
-        """Raises a ``RunSetupError`` kind, ``UnsupportedKindError``, ``SecretStoreError`` (an unreadable key)
-        or ``ProviderSetupError`` (a provider whose settings are unusable)."""
+    def plan(self, prompt: str | None, chat: ChatSettings,
+             attachments: Sequence[PreparedAttachment] = ()) -> RunPlan:
+        """Raises a ``RunSetupError`` kind (``VisionUnsupportedError`` for images the model cannot take),
+        ``UnsupportedKindError``, ``SecretStoreError`` (an unreadable key) or ``ProviderSetupError`` (a provider
+        whose settings are unusable)."""
         target = self.target(chat)
+        refused = images_refused(target.config, target.model, [a.part for a in attachments])
+        if refused:
+            raise VisionUnsupportedError(target.config.id, target.model, refused)
         if chat.idle_timeout is not None:
             target = replace(target, config=target.config.model_copy(update={"idle_timeout": chat.idle_timeout}))
         registry = self.registry_factory(self.settings, self.secrets.lookup)
@@ -199,7 +220,7 @@ class RunService:
         if target.config.kind not in ADAPTER_KINDS:
             adapter_for(target.config)  # raises UnsupportedKindError, naming the kinds there are
         _check_controls(chat, target)
-        return RunPlan(prompt, chat, target, registry, names, choice, limits)
+        return RunPlan(prompt, chat, target, registry, names, choice, limits, tuple(attachments))
 
     def target(self, chat: ChatSettings) -> ChatTarget:
         """The provider, key and model ``chat`` names (else the settings' default provider)."""
@@ -279,15 +300,19 @@ class RunService:
         conversation = prepare_conversation(
             history, conversation_id, plan.prompt, system=chat.system, regenerate=regenerate, save=chat.save,
             provider=target.config.id, model=target.model, secrets=plan.secrets, memory=memory,
-            placement=placement)
+            placement=placement, attachments=[a.part for a in plan.attachments])
         if history is not None and conversation.recorder is not None and conversation.conversation_id is not None:
             ChatSettingsStore(history).save(conversation.conversation_id, stored_from(chat, target))
         run_id = uuid.uuid4().hex
         if conversation.recorder is not None:
             conversation.recorder.begin(conversation.prompt, reply_to=conversation.reply_to, run_id=run_id,
-                                        provider=target.config.id, model=target.model, after=conversation.after)
+                                        provider=target.config.id, model=target.model, after=conversation.after,
+                                        attachments=plan.attachments)
         cid = conversation.conversation_id
-        request = RunRequest(model=target.model, messages=conversation.messages, tool_names=plan.tool_names,
+        messages = conversation.messages
+        if not target.config.capabilities.for_model(target.model).vision:
+            messages = images_as_notes(messages, target.model)
+        request = RunRequest(model=target.model, messages=messages, tool_names=plan.tool_names,
                              tool_choice=plan.tool_choice, stream=chat.stream,
                              reasoning_effort=target.reasoning_effort, max_output_tokens=chat.max_output_tokens,
                              temperature=chat.temperature,

@@ -7,6 +7,7 @@ it back unchanged.
 
 from __future__ import annotations
 
+import base64
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -54,6 +55,48 @@ class ToolCallPart(BaseModel):
 AssistantPart = Annotated[TextPart | ReasoningPart | ToolCallPart, Field(discriminator="kind")]
 
 
+class ImagePart(BaseModel):
+    """An image the user attached, already prepared for sending (decoded, checked, downscaled)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_bytes="base64", val_json_bytes="base64")
+
+    kind: Literal["image"] = "image"
+    name: str = Field(description="the file name the user attached, shown and exported")
+    media_type: Literal["image/png", "image/jpeg", "image/webp"]  # a GIF is sent as its first frame in PNG
+    data: bytes = Field(repr=False, description="the encoded image as sent")
+    sha256: str = Field(description="hex digest of data: the attachment's address in the store")
+    width: int = Field(ge=1)
+    height: int = Field(ge=1)
+
+    def base64(self) -> str:
+        return base64.b64encode(self.data).decode("ascii")
+
+    def data_url(self) -> str:
+        return f"data:{self.media_type};base64,{self.base64()}"
+
+
+class DocumentPart(BaseModel):
+    """A document the user attached, sent as text: its extracted text (already cut to the limit, with a note
+    saying so) under the file name."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["document"] = "document"
+    name: str
+    media_type: str
+    text: str = Field(description="the text sent, including any note about a cut or a missing text layer")
+    sha256: str = Field(description="hex digest of the original file's bytes")
+    size: int = Field(ge=0, description="bytes of the original file")
+    note: str = Field("", description="for the user: the text was cut, or a PDF has no text layer")
+
+    def wire_text(self) -> str:
+        """The text part a wire format sends for this document."""
+        return f"[Attached file: {self.name}]\n{self.text}\n[End of {self.name}]"
+
+
+Attachment = Annotated[ImagePart | DocumentPart, Field(discriminator="kind")]
+
+
 class SystemMessage(BaseModel):
     role: Literal["system"] = "system"
     content: str
@@ -62,6 +105,30 @@ class SystemMessage(BaseModel):
 class UserMessage(BaseModel):
     role: Literal["user"] = "user"
     content: str
+    attachments: list[Attachment] = Field(default_factory=list, description="sent before the text, in order")
+
+    @property
+    def images(self) -> list[ImagePart]:
+        return [a for a in self.attachments if isinstance(a, ImagePart)]
+
+
+UserContent = TextPart | ImagePart
+"""One piece of a user turn as every wire format sends it: text (the prompt, or a document's text) or an image."""
+
+
+def user_content(message: UserMessage) -> list[UserContent]:
+    """The user turn as an ordered list of pieces: each attachment in order (a document as a text piece with its
+    file name), then the prompt's text (left out when empty and there are attachments). Attachments come first
+    because Anthropic and Google advise putting images before the question about them."""
+    pieces: list[UserContent] = []
+    for attachment in message.attachments:
+        if isinstance(attachment, ImagePart):
+            pieces.append(attachment)
+        else:
+            pieces.append(TextPart(text=attachment.wire_text()))
+    if message.content or not pieces:
+        pieces.append(TextPart(text=message.content))
+    return pieces
 
 
 class AssistantMessage(BaseModel):

@@ -1,7 +1,8 @@
 """What went over the wire for one model call, kept for the run inspector's raw request and response.
 
 The loop opens a capture around each model call (``capture_wire``); the provider transport, which every adapter
-sends through, records into the capture of the current context: the request body as sent, the response status
+sends through, records into the capture of the current context: the request body as sent (attached files shown
+as type, size and hash, orchestration/binary_summary.py), the response status
 and the first bytes of the response body as received. Adapters need no code for it. Both sides are cut to
 ``WIRE_CAPTURE_CHARS`` so a long conversation does not store its whole history with every call. Credentials are
 redacted before anything leaves this module, and before the cut: the cut never ends inside a known secret
@@ -17,6 +18,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestration.binary_summary import summarize_binary
 from orchestration.redaction import cut_redacted, redact_body
 
 WIRE_CAPTURE_CHARS = 32_000  # of the request body, and bytes of the response body, kept per model call
@@ -39,7 +41,7 @@ class WireCapture:
 
     def sent(self, method: str, path: str, payload: dict[str, Any] | None, secrets: list[str]) -> None:
         """A request went out; a retry replaces what the previous attempt recorded."""
-        text = "" if payload is None else json.dumps(redact_body(payload), ensure_ascii=False)
+        text = "" if payload is None else json.dumps(redact_body(summarize_binary(payload)), ensure_ascii=False)
         self.method, self.path, self.secrets = method, path, secrets
         self.attempts += 1
         kept = cut_redacted(text, WIRE_CAPTURE_CHARS, secrets)

@@ -1,7 +1,13 @@
 """Screenshots of the real window (``make screenshots``): a tool-using answer (heading, list, table, inline and
 display math, quote, code block) with reasoning and search results, a regenerated answer with its message
+<<<<<<< HEAD
 actions and ‹ 2/2 › switcher, the run inspector, a conversation search, the preferences (Local models
 included), and the composer's chat settings and tool picker, in the light and the dark theme.
+=======
+actions and ‹ 2/2 › switcher, the run inspector, a conversation search, the preferences, the composer's chat
+settings and tool picker, and a question with an attached image and PDF and its answer, in the light and the
+dark theme.
+>>>>>>> main
 
 Runs the app against a scripted OpenAI-compatible server and a SearXNG-shaped search server, both on loopback,
 each theme in its own fresh data folder (under ``$TMPDIR/parley-screenshots``, emptied first) holding a few
@@ -31,6 +37,7 @@ SEARCH = "tools"
 PYTHON = Path(sys.executable).name  # the conversation search shown
 MCP_READY_S = 20.0  # how long the MCP "time" server may take to start before the pictures are taken
 
+from tests.support.attachment_files import text_pdf  # noqa: E402
 from tests.support.loopback import LoopbackServer, Request, Response  # noqa: E402
 from tests.support.openai_wire import stream_response  # noqa: E402
 
@@ -94,11 +101,46 @@ RESULTS = {"query": "sea otters tools", "results": [
      "engine": "brave", "score": 0.8, "publishedDate": "2024-04-19T08:00:00"}]}
 
 
+ATTACHED_QUESTION = "What does the chart show, and does the report agree?"
+ATTACHED_ANSWER = """The chart shows **clams** as by far the most common prey (about 60 a day), then urchins
+(about 25) and crabs (about 10).
+
+The report agrees: it says *clams make up most of what an otter eats*, and that urchins come second. It adds
+what the chart cannot show: otters crack both on a stone held on the chest."""
+
+
+def chart_png() -> bytes:
+    """A small bar chart, drawn here so the picture needs no file from outside."""
+    import io
+
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (480, 300), (250, 250, 247))
+    draw = ImageDraw.Draw(image)
+    draw.text((20, 14), "Prey per day", fill=(40, 40, 40))
+    for index, (label, value, colour) in enumerate([("clams", 60, (52, 120, 200)), ("urchins", 25, (220, 120, 40)),
+                                                   ("crabs", 10, (90, 170, 90))]):
+        left = 50 + index * 140
+        draw.rectangle((left, 260 - value * 3.5, left + 90, 260), fill=colour)
+        draw.text((left + 20, 268), label, fill=(40, 40, 40))
+    draw.line((40, 260, 460, 260), fill=(60, 60, 60), width=2)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def has_attachments(request: Request) -> bool:
+    last = request.json["messages"][-1]
+    return last["role"] == "user" and isinstance(last["content"], list)
+
+
 def model(request: Request) -> Response | None:
     if request.path == "/search":
         return Response.json(RESULTS)
     if request.path != "/v1/chat/completions":
         return None
+    if has_attachments(request):
+        return stream_response(ATTACHED_ANSWER, reasoning="The image is a bar chart; the PDF is a short report.")
     if request.json["messages"][-1]["content"] == EARLIER[2][1]:
         return stream_response(BIRDS_AGAIN)
     if not any(m["role"] == "tool" for m in request.json["messages"]):
@@ -251,7 +293,8 @@ def main(argv: list[str]) -> int:
             data_dir = WORK / f"home-{theme}"
             os.environ["PARLEY_HOME"] = str(data_dir)  # anything that reads the default paths stays in here too
             settings = Settings(providers=[ProviderSettings(id="local", preset="custom",
-                                                            base_url=server.url + "/v1", default_model="qwen3-8b")],
+                                                            base_url=server.url + "/v1", default_model="qwen3-8b",
+                                                            capabilities={"vision": True})],
                                 default_provider="local", workspace_folders=[str(notes)])
             settings.search.backend = "searxng"
             settings.search.base_urls = {"searxng": server.url}
@@ -343,6 +386,30 @@ def main(argv: list[str]) -> int:
                 settle()
                 save_with_popup(window, composer.tool_picker().popup, out / "tool-picker-light.png")
                 composer.tool_picker().popup.hide()
+            if window.inspector.isVisible():
+                window.toggle_inspector()
+            attachments = WORK / f"attachments-{theme}"
+            attachments.mkdir()
+            (attachments / "prey-chart.png").write_bytes(chart_png())
+            (attachments / "otter-report.pdf").write_bytes(text_pdf(
+                "Clams make up most of what an otter eats; urchins come second.",
+                "Otters crack both on a stone held on the chest."))
+            session.new_chat()
+            session.draft.add_paths([str(attachments / "prey-chart.png"), str(attachments / "otter-report.pdf")])
+            done = loop.create_future()
+            session.controller.event_emitted.connect(
+                lambda e, d=done: d.set_result(e) if e.type == "done" and not d.done() else None)
+            window.composer.set_reasoning_effort("off")
+            session.send(ATTACHED_QUESTION)
+            finished = loop.run_until_complete(asyncio.wait_for(done, 30))
+            settle(0.3)
+            problems = [f"the chat shows an error: {error}" for error in errors]
+            if finished.finish_reason != "stop" or problems:
+                print(f"screenshots: not saved ({theme}, attachments): {finished.finish_reason} {problems}",
+                      file=sys.stderr)
+                loop.run_until_complete(session.aclose())
+                return 1
+            window.grab().save(str(out / f"window-{theme}-attachments.png"))
             loop.run_until_complete(session.aclose())
             session.history.close()
             window.close()

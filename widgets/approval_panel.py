@@ -27,6 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from widgets.safe_text import visible_controls
+
 ARGUMENTS_COLLAPSED_LINES = 6
 """Lines of arguments shown before "Show all" is pressed; the box scrolls until then."""
 PANEL_MAX_HEIGHT_PX = 420
@@ -61,7 +63,8 @@ class _CallCard(QFrame):
         asks = "wants to make this change:" if call.preview is not None else "wants to run with:"
         title = QLabel(f"<b>{html.escape(call.name)}</b> {asks}")  # MCP servers name their tools
         title.setTextFormat(Qt.TextFormat.RichText)
-        shown = call.preview if call.preview is not None else pretty_arguments(call.arguments)
+        # control characters and bidi overrides show as text: what the user approves is what they read
+        shown = visible_controls(call.preview if call.preview is not None else pretty_arguments(call.arguments))
         self.arguments = QPlainTextEdit(shown)
         self.arguments.setObjectName("approvalArguments")
         self.arguments.setReadOnly(True)

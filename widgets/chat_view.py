@@ -36,6 +36,8 @@ from orchestration.tool_outcome import normalized_key
 from widgets.code_highlighter import CodeHighlighter, warm_up_after_paint
 from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at, colors_of, start_block
 from widgets.markdown_render import StreamingMarkdown, append_markdown
+from widgets.message_attachments import SCHEME as ATTACHMENT_SCHEME
+from widgets.message_attachments import AttachmentView, ImageViewer, insert_attachments
 from widgets.safe_text import SafeDocument, visible_controls
 from widgets.tool_chip_text import write_chip
 
@@ -77,6 +79,7 @@ class ChatMessage:
     status: str = "complete"  # complete | interrupted | error
     ref: int | None = None  # the stored message it shows (its first, for an answer); None while streaming
     versions: tuple[int, int] | None = None  # (position, count) among its versions, when it has several
+    attachments: list[AttachmentView] = field(default_factory=list)  # a user message's files
 
 
 def _label_format(*, bold: bool = False, italic: bool = False) -> QTextCharFormat:
@@ -151,7 +154,9 @@ class ChatView(QTextBrowser):
         self._streaming = False
         self._stick_to_bottom = True
         self._font_points: int | None = None
+        self._redraw_after_answer = False  # a theme or font change came while an answer streamed
         self._click_position: int | None = None  # where the last mouse click landed, for a code block's Copy
+        self.viewer: ImageViewer | None = None  # the attached image opened last
         self._bars_from = 0  # the block the last quote-bar paint started at
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         warm_up_after_paint(self.viewport())  # syntax lexers, built one at a time once the view is on screen
@@ -162,12 +167,21 @@ class ChatView(QTextBrowser):
         colors = DARK if dark else LIGHT
         if colors_of(self.document()) is not colors:
             self.document().colors = colors  # type: ignore[attr-defined]
-            if not self._streaming and self._history:
-                bar = self.verticalScrollBar()
-                distance_from_bottom = bar.maximum() - bar.value()
-                self._rebuild()
-                bar.setValue(bar.maximum() - distance_from_bottom)
+            self._redraw_shown()
         self.recolour_links()
+
+    def _redraw_shown(self) -> None:
+        """Draw the shown messages again (colours, marker widths and math are baked in when drawn), keeping the
+        scroll position; while an answer streams that waits for its end."""
+        if self._streaming:
+            self._redraw_after_answer = True
+            return
+        self._redraw_after_answer = False
+        if self._history:
+            bar = self.verticalScrollBar()
+            distance_from_bottom = bar.maximum() - bar.value()
+            self._rebuild()
+            bar.setValue(bar.maximum() - distance_from_bottom)
 
     def recolour_links(self) -> None:
         """Give every link and tool chip in the document the palette's current link colour.
@@ -207,10 +221,13 @@ class ChatView(QTextBrowser):
     def _apply_font_size(self) -> None:
         if self._font_points is None or self.font().pointSize() == self._font_points:
             return
+        resized = self.document().defaultFont().pointSize() != self._font_points
         font = self.font()
         font.setPointSize(self._font_points)
         self.setFont(font)
         self.document().setDefaultFont(font)
+        if resized:
+            self._redraw_shown()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -219,7 +236,11 @@ class ChatView(QTextBrowser):
 
     # --- history ------------------------------------------------------------------------------------
     def set_messages(self, messages: list[ChatMessage]) -> None:
-        """Show a conversation: the most recent page now, older pages on scroll up."""
+        """Show a conversation: the most recent page now, older pages on scroll up. An answer streaming into the
+        view is left behind (its conversation's state replays it when shown again)."""
+        self._region = None
+        self._frame.stop()
+        self._streaming = self._redraw_after_answer = False
         self._history = list(messages)
         self._shown_from = max(0, len(messages) - PAGE_SIZE)
         self._rebuild()
@@ -260,6 +281,7 @@ class ChatView(QTextBrowser):
         self._mark_start(index)
         if message.role == "user":
             self._header("You", message)
+            self._attachments(message.attachments)
             self._markdown(message.text)
         elif message.role == "assistant":
             self._header("Assistant", message)
@@ -281,10 +303,11 @@ class ChatView(QTextBrowser):
             self._notice(message.text)
 
     # --- streaming ----------------------------------------------------------------------------------
-    def add_user_message(self, text: str) -> None:
-        self._history.append(ChatMessage("user", text))
+    def add_user_message(self, text: str, attachments: list[AttachmentView] | None = None) -> None:
+        self._history.append(ChatMessage("user", text, attachments=list(attachments or [])))
         self._mark_start(len(self._history) - 1)
         self._header("You")
+        self._attachments(attachments or [])
         self._markdown(text)
         self.scroll_to_bottom()
 
@@ -400,6 +423,8 @@ class ChatView(QTextBrowser):
             elif finish_reason == "length":
                 self._notice("The answer hit the output token limit.")
         self._streaming = False
+        if self._redraw_after_answer:
+            self._redraw_shown()
         self._keep_bottom()
 
     def add_error(self, message: str) -> None:
@@ -512,6 +537,19 @@ class ChatView(QTextBrowser):
             return QRect(0, int(top) - scrolled, self.viewport().width(), max(1, int(bottom - top)))
         return None
 
+    def _attachments(self, views: list[AttachmentView]) -> None:
+        if views:
+            insert_attachments(self.document(), self._cursor_at_end(), views)
+
+    def open_attachment(self, key: str) -> ImageViewer | None:
+        """Open an attached image of the shown conversation larger (None when there is no such image)."""
+        view = next((a for m in self._history for a in m.attachments if a.key == key and a.image), None)
+        if view is None or view.image_bytes() is None:
+            return None
+        self.viewer = ImageViewer(view, self)
+        self.viewer.show()
+        return self.viewer
+
     def _markdown(self, text: str) -> None:
         if text.strip():
             append_markdown(self.document(), text)
@@ -583,6 +621,9 @@ class ChatView(QTextBrowser):
             if entry is not None:
                 entry[0].expanded = not entry[0].expanded
                 self._refresh_chip(*entry)
+            return
+        if url.scheme() == ATTACHMENT_SCHEME:
+            self.open_attachment(url.path())
             return
         if url.scheme() in ("http", "https"):
             self._open_url(url)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -21,11 +21,14 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from widgets.attachment_strip import AttachmentStrip
 from widgets.chat_settings_popover import ChatOptions, ChatSettingsButton, ControlSupport
+from widgets.file_drop import image_png, local_files
 from widgets.icons import icon
 from widgets.tool_picker import ToolOption, ToolPicker
 
@@ -61,6 +64,8 @@ class ComposerInput(QPlainTextEdit):
     """A multi-line input where Enter submits and Shift+Enter inserts a newline."""
 
     submit_requested = Signal()
+    files_pasted = Signal(list)  # local paths copied in a file manager
+    image_pasted = Signal(bytes)  # a picture on the clipboard, as PNG
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -83,6 +88,20 @@ class ComposerInput(QPlainTextEdit):
             event.accept()
             return
         super().keyPressEvent(event)
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        return bool(local_files(source)) or source.hasImage() or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        """Pasted files and pictures become attachments; text is pasted as usual."""
+        files = local_files(source)
+        image = None if files else image_png(source)
+        if files:
+            self.files_pasted.emit(files)
+        elif image is not None:
+            self.image_pasted.emit(image)
+        else:
+            super().insertFromMimeData(source)
 
     def _fit_height(self, *_: object) -> None:
         # QPlainTextEdit's document layout measures its height in wrapped lines.
@@ -108,6 +127,7 @@ class Composer(QWidget):
     reasoning_effort_changed = Signal(str)
     chat_settings_changed = Signal()
     """The user changed the tools, the reasoning effort or the chat settings popover."""
+    attach_requested = Signal()  # the attach button: the app asks which files
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -139,6 +159,15 @@ class Composer(QWidget):
         self._effort.setCurrentIndex(REASONING_EFFORTS.index(DEFAULT_REASONING_EFFORT))
         self._effort.currentIndexChanged.connect(self._on_effort_changed)
 
+        self.attachments = AttachmentStrip(self)
+        self._attach = QToolButton(self)
+        self._attach.setObjectName("attachButton")
+        self._attach.setIcon(icon("attach"))
+        self._attach.setIconSize(_ICON_SIZE)
+        self._attach.setAccessibleName("Attach files")
+        self._attach.setToolTip("Attach images or documents (or paste, or drop them on the chat)")
+        self._attach.clicked.connect(self.attach_requested)
+
         self._send = QPushButton(self)
         self._send.setObjectName("sendButton")
         self._send.setIconSize(_ICON_SIZE)
@@ -150,6 +179,7 @@ class Composer(QWidget):
         controls = QHBoxLayout()
         controls.setContentsMargins(0, 0, 0, 0)
         controls.setSpacing(6)
+        controls.addWidget(self._attach)
         controls.addWidget(self._model)
         controls.addWidget(self._tools)
         controls.addWidget(self._effort)
@@ -159,6 +189,7 @@ class Composer(QWidget):
         inner = QVBoxLayout(frame)
         inner.setContentsMargins(12, 10, 10, 10)
         inner.setSpacing(8)
+        inner.addWidget(self.attachments)
         inner.addWidget(self._input)
         inner.addLayout(controls)
         outer = QVBoxLayout(self)
@@ -285,7 +316,7 @@ class Composer(QWidget):
 
     def _send_current_text(self) -> None:
         text = message_text(self._input.toPlainText())
-        if not text:
+        if not text and not self.attachments.chips():
             return
         self._input.clear()
         self.send_requested.emit(text)

@@ -51,6 +51,24 @@ def parse_headers(text: str) -> dict[str, str]:
     return headers
 
 
+VISION_CHOICES = (("The preset's (by model family)", ""), ("Yes: its models take images", "yes"),
+                  ("No images", "no"))
+"""Whether images may be sent (``capabilities.vision``): a local or custom server running a vision model says yes."""
+
+
+def vision_choice(rest: dict[str, Any]) -> str:
+    vision = (rest.get("capabilities") or {}).get("vision")
+    return "" if vision is None else ("yes" if vision else "no")
+
+
+def with_vision(rest: dict[str, Any], choice: str) -> dict[str, Any]:
+    """``rest`` with ``capabilities.vision`` set for "yes" or "no", and left to the preset for ""."""
+    capabilities = {k: v for k, v in (rest.get("capabilities") or {}).items() if k != "vision"}
+    if choice:
+        capabilities["vision"] = choice == "yes"
+    return {**rest, "capabilities": capabilities}
+
+
 def provider_row(entry: Any, *, is_default: bool, new: bool = False) -> dict[str, Any]:
     return {"id": entry.id, "kind": entry.kind, "preset": entry.preset, "base_url": entry.base_url,
             "default_model": entry.default_model or "", "reasoning_effort": entry.reasoning_effort or "",
@@ -115,6 +133,11 @@ class ProvidersTab(ListFormTab):
         self.effort.setAccessibleName("Reasoning effort")
         for choice in REASONING_CHOICES:
             self.effort.addItem(choice or "composer's choice", choice)
+        self.vision = QComboBox()
+        self.vision.setAccessibleName("Images (vision)")
+        self.vision.setToolTip("Whether attached images may be sent to this provider's models")
+        for label, choice in VISION_CHOICES:
+            self.vision.addItem(label, choice)
         self.headers = QPlainTextEdit()
         self.headers.setAccessibleName("Extra headers")
         self.headers.setPlaceholderText("Name: value, one per line (no keys: use the key field)")
@@ -135,6 +158,7 @@ class ProvidersTab(ListFormTab):
         self.form.addRow("Base URL", with_error(self.base_url, self.errors["base_url"]))
         self.form.addRow("Default model", with_error(self.model, self.errors["default_model"]))
         self.form.addRow("Reasoning effort", self.effort)
+        self.form.addRow("Images", self.vision)
         self.form.addRow("Extra headers", with_error(self.headers, self.errors["headers"]))
         self.form.addRow("", self.is_default)
         self.form.addRow("API key", self.key)
@@ -155,7 +179,7 @@ class ProvidersTab(ListFormTab):
         self.preset.currentIndexChanged.connect(self._preset_chosen)
         self.test_button.clicked.connect(self.test_connection)
         for signal in (self.kind.currentIndexChanged, self.id.textChanged, self.base_url.textChanged,
-                       self.model.currentTextChanged, self.effort.currentIndexChanged,
+                       self.model.currentTextChanged, self.effort.currentIndexChanged, self.vision.currentIndexChanged,
                        self.headers.textChanged, self.is_default.toggled):
             signal.connect(self._store_form)
         self.list.setCurrentRow(0 if self.rows else -1)
@@ -202,6 +226,7 @@ class ProvidersTab(ListFormTab):
             self.base_url.setText(row["base_url"])
             self.model.setEditText(row["default_model"])
             self.effort.setCurrentIndex(max(0, self.effort.findData(row["reasoning_effort"])))
+            self.vision.setCurrentIndex(max(0, self.vision.findData(vision_choice(row["rest"]))))
             self.headers.setPlainText(row["headers"])
             self.is_default.setChecked(row["is_default"])
             self.key.set_entry("" if row["new"] else f"provider:{row['original']}")
@@ -229,6 +254,7 @@ class ProvidersTab(ListFormTab):
                    default_model=self.model.currentText(), reasoning_effort=self.effort.currentData() or "",
                    headers=self.headers.toPlainText(), is_default=self.is_default.isChecked())
         row["id"] = self.id.text().strip()
+        row["rest"] = with_vision(row["rest"], self.vision.currentData() or "")
         if row["new"]:
             self.key.set_entry(f"provider:{row['id']}" if row["id"] else "", clear=False)
         # A renamed provider keeps its key under the id in use until OK moves it.

@@ -10,7 +10,9 @@ hangs it), and ``QLabel``/tooltips guess "rich text" from a leading tag. So:
 - ``plain_label`` / ``plain_tooltip`` show outside text literally in a ``QLabel`` or a tooltip.
 - ``visible_controls`` writes control characters (terminal escapes, bells, backspaces) in caret notation, as
   ``cat -v`` does (ESC as ``^[``, BEL as ``^G``), instead of the missing-glyph boxes Qt draws for them; the
-  Unicode control pictures (``␛``) are missing from common fonts such as DejaVu and would be boxes too.
+  Unicode control pictures (``␛``) are missing from common fonts such as DejaVu and would be boxes too. C1
+  controls and the bidi embeddings, overrides and isolates (which would show "evil" as "live") are written as
+  ``\\u202e``, as the CLI writes them (app/terminal_text.py).
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from PySide6.QtCore import QObject, Qt, QUrl
 from PySide6.QtGui import QImage, QTextDocument
 from PySide6.QtWidgets import QLabel, QWidget
 
-# C0 controls and DEL, except tab, line feed and carriage return, which the document lays out itself
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_CARET = {code: f"^{chr(code + 0x40)}" for code in range(0x20) if code not in (0x09, 0x0A, 0x0D)} | {0x7F: "^?"}
+# C0 controls and DEL, except tab, line feed and carriage return, which the document lays out itself; the C1
+# controls; and the bidi embeddings, overrides and isolates, which show text in another order than it is
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CARET = ({code: f"^{chr(code + 0x40)}" for code in range(0x20) if code not in (0x09, 0x0A, 0x0D)} | {0x7F: "^?"}
+          | {code: f"\\u{code:04x}" for code in (*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))})
 
 PLACEHOLDER_SIZE_PX = 1  # what an image nobody added stands as: one transparent pixel
 

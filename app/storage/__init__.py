@@ -3,7 +3,7 @@
 (run_recorder.py) and export/import (exchange.py, markdown.py). See docs/storage.md.
 """
 
-from app.storage.lean_import import import_sqlite_utils
+from app.lean_imports import import_sqlite_utils
 
 import_sqlite_utils()  # before any module below imports it
 

@@ -9,6 +9,9 @@ the history, and run errors were redacted when recorded.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
 import json
 import uuid
 from pathlib import Path
@@ -16,13 +19,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from app.attachments.store import MissingAttachmentError
 from app.errors import EnvironmentProblem, describe_os_error, describe_validation_error
+from app.storage.attachments import MISSING_FILE, insert_rows, store_files
 from app.storage.errors import storage_errors
 from app.storage.history import History, clean_title, now_ms
 from app.storage.integrity import MAX_TIME_MS, SQLITE_MAX_INTEGER
-from app.storage.records import MessageStatus, RunStatus
+from app.storage.records import AttachmentRecord, MessageStatus, RunStatus
 from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.events import ToolStatus
+from orchestration.messages import Attachment, DocumentPart, ImagePart
 
 EXPORT_FORMAT = "parley.conversation"
 EXPORT_VERSION = 1
@@ -58,6 +64,45 @@ class ExportedToolCall(_Strict):
     output: ExportedToolOutput | None = None
 
 
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp")  # the types Parley sends images as
+
+
+class ExportedAttachment(_Strict):
+    """An attached file with its bytes embedded (base64), so an import restores it into the store."""
+
+    kind: Literal["image", "document"]
+    name: str
+    media_type: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    size: Count
+    width: Count | None = None
+    height: Count | None = None
+    text: str | None = Field(None, description="a document's text as it was sent")
+    note: str = ""
+    data: str = Field(description="the stored file, base64")
+
+    @model_validator(mode="after")
+    def _content(self) -> ExportedAttachment:
+        try:
+            raw = base64.b64decode(self.data, validate=True)
+        except (binascii.Error, ValueError):
+            raise ValueError(f"attachment {self.name!r}: data is not base64") from None
+        if hashlib.sha256(raw).hexdigest() != self.sha256:
+            raise ValueError(f"attachment {self.name!r}: data does not match its sha256")
+        if self.kind == "image" and (not self.width or not self.height):
+            raise ValueError(f"attachment {self.name!r}: an image needs width and height")
+        if self.kind == "image" and self.media_type not in IMAGE_TYPES:
+            raise ValueError(f"attachment {self.name!r}: media_type must be one of {', '.join(IMAGE_TYPES)}")
+        return self
+
+    def part(self) -> Attachment:
+        if self.kind == "document":
+            return DocumentPart(name=self.name, media_type=self.media_type, text=self.text or "", sha256=self.sha256,
+                                size=self.size, note=self.note)
+        return ImagePart(name=self.name, media_type=self.media_type, data=base64.b64decode(self.data),  # type: ignore[arg-type]
+                         sha256=self.sha256, width=self.width or 1, height=self.height or 1)
+
+
 class ExportedMessage(_Strict):
     id: int
     parent_id: int | None = None
@@ -71,6 +116,7 @@ class ExportedMessage(_Strict):
     usage: dict[str, Count] | None = None
     created_at: TimeMs
     tool_calls: list[ExportedToolCall] = Field(default_factory=list)
+    attachments: list[ExportedAttachment] = Field(default_factory=list)
 
 
 class ExportedRun(_Strict):
@@ -145,7 +191,8 @@ def export_conversation(history: History, conversation_id: int) -> ConversationE
                 output=None if c.output is None else ExportedToolOutput(
                     status=c.output.status, content=c.output.content, duration_ms=c.output.duration_ms,  # type: ignore[arg-type]
                     truncated=c.output.truncated, data=c.output.data))
-                for c in m.tool_calls])
+                for c in m.tool_calls],
+            attachments=[_exported_attachment(history, a) for a in m.attachments])
         for m in history.all_messages(conversation_id)
     ]
     runs = [ExportedRun(id=r.id, user_message_id=r.user_message_id, provider=r.provider, model=r.model,
@@ -161,6 +208,22 @@ def export_conversation(history: History, conversation_id: int) -> ConversationE
             pinned=conversation.pinned, archived=conversation.archived,
             current_leaf_id=conversation.current_leaf_id),
         messages=messages, runs=runs)
+
+
+def _exported_attachment(history: History, record: AttachmentRecord) -> ExportedAttachment:
+    """A file gone from the store (removed by hand) is exported as a text note saying so, so the rest of the
+    conversation can still be exported."""
+    try:
+        data = history.attachments.read(record.sha256)
+    except (MissingAttachmentError, OSError, ValueError):
+        note = MISSING_FILE.format(name=record.name)
+        data = note.encode("utf-8")
+        return ExportedAttachment(kind="document", name=record.name, media_type="text/plain",
+                                  sha256=hashlib.sha256(data).hexdigest(), size=len(data), text=note,
+                                  data=base64.b64encode(data).decode("ascii"))
+    return ExportedAttachment(kind=record.kind, name=record.name, media_type=record.media_type, sha256=record.sha256,
+                              size=record.size, width=record.width, height=record.height, text=record.text,
+                              note=record.note, data=base64.b64encode(data).decode("ascii"))
 
 
 def export_json(history: History, conversation_id: int) -> str:
@@ -199,6 +262,8 @@ def import_conversation(history: History, document: ConversationExport) -> int:
     """Add the exported conversation as a new one (new ids) in one transaction; returns its id."""
     db = history.db
     c = document.conversation
+    files = [a for m in document.messages for a in m.attachments]
+    store_files(history.attachments, (base64.b64decode(a.data) for a in files), history.path)
     with storage_errors(history.path, "import the conversation"), db.atomic():
         conversation_id = int(db.execute(
             "INSERT INTO conversations (title, created_at, updated_at, provider, model, system_prompt, pinned, "
@@ -225,6 +290,7 @@ def import_conversation(history: History, document: ConversationExport) -> int:
                  _live_status(m.status), m.finish_reason, m.model, None if m.usage is None else json.dumps(m.usage),
                  m.created_at, m.created_at]).lastrowid)
             message_ids[m.id] = new_id
+            insert_rows(db, new_id, [a.part() for a in m.attachments])
             for position, call in enumerate(m.tool_calls):
                 call_row = db.execute(
                     "INSERT INTO tool_calls (message_id, position, call_id, name, arguments, text_offset) "

@@ -17,10 +17,13 @@ from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
+from app.attachments.store import AttachmentStore
+from app.storage import attachments as attachment_rows
 from app.storage.database import BUSY_TIMEOUT_S, open_database
 from app.storage.errors import guarded
 from app.storage.integrity import DamagedDatabaseError, read_record
 from app.storage.records import (
+    AttachmentRecord,
     Conversation,
     ConversationSummary,
     MessageRecord,
@@ -77,6 +80,7 @@ class History:
     def __init__(self, db: Database, path: Path) -> None:
         self.db = db
         self.path = path
+        self.attachments = AttachmentStore.beside(path)
 
     @classmethod
     def open(cls, path: Path, *, busy_timeout: float = BUSY_TIMEOUT_S) -> History:
@@ -174,10 +178,14 @@ class History:
 
     @guarded("delete the conversation")
     def delete(self, conversation_id: int) -> None:
-        """Delete a conversation with its messages, tool calls, runs and run events."""
-        cursor = self.db.execute("DELETE FROM conversations WHERE id = ?", [conversation_id])
-        if cursor.rowcount == 0:
-            raise self._missing_conversation(conversation_id)
+        """Delete a conversation with its messages, tool calls, runs and run events, and the attached files no
+        other conversation uses."""
+        with write_transaction(self.db):
+            addresses = attachment_rows.addresses_of(self.db, conversation_id)
+            cursor = self.db.execute("DELETE FROM conversations WHERE id = ?", [conversation_id])
+            if cursor.rowcount == 0:
+                raise self._missing_conversation(conversation_id)
+        attachment_rows.remove_unreferenced(self.db, self.attachments, addresses)
 
     # --- messages and branches ---------------------------------------------------------------------------
     @guarded("read the conversation")
@@ -220,7 +228,8 @@ class History:
         if not rows:
             raise NotFoundError(f"there is no message {message_id}")
         calls = self._tool_calls([message_id]).get(message_id, ())
-        return self._record("messages", rows[0], lambda: MessageRecord.from_row(rows[0], calls))
+        files = self._attachments([message_id]).get(message_id, ())
+        return self._record("messages", rows[0], lambda: MessageRecord.from_row(rows[0], calls, files))
 
     def _tool_calls(self, message_ids: Iterable[int]) -> dict[int, tuple[ToolCallRecord, ...]]:
         ids = list(message_ids)
@@ -250,10 +259,17 @@ class History:
             id=r["id"], message_id=r["message_id"], position=r["position"], call_id=r["call_id"], name=r["name"],
             arguments=r["arguments"], text_offset=r["text_offset"], output=output))
 
+    def _attachments(self, message_ids: Iterable[int]) -> dict[int, tuple[AttachmentRecord, ...]]:
+        found = attachment_rows.rows_for(self.db, list(message_ids))
+        return {message_id: tuple(self._record("message_attachments", r, lambda r=r: attachment_rows.record_from_row(r))
+                                  for r in rows) for message_id, rows in found.items()}
+
     def _records(self, rows: Iterable[dict[str, Any]]) -> list[MessageRecord]:
         rows = list(rows)
         calls = self._tool_calls(r["id"] for r in rows)
-        return [self._record("messages", r, lambda r=r: MessageRecord.from_row(r, calls.get(r["id"], ())))
+        files = self._attachments(r["id"] for r in rows if r["role"] == "user")
+        return [self._record("messages", r, lambda r=r: MessageRecord.from_row(r, calls.get(r["id"], ()),
+                                                                               files.get(r["id"], ())))
                 for r in rows]
 
     @guarded("read the conversation")

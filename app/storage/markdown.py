@@ -11,7 +11,7 @@ import re
 from datetime import UTC, datetime
 
 from app.storage.history import History
-from app.storage.records import MessageRecord
+from app.storage.records import AttachmentRecord, MessageRecord
 
 
 def format_time(epoch_ms: int) -> str:
@@ -23,6 +23,23 @@ def fence(text: str, language: str = "") -> str:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     marks = "`" * max(3, longest + 1)
     return f"{marks}{language}\n{text}\n{marks}"
+
+
+def _size(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB" if size >= 1024 \
+        else f"{size} bytes"
+
+
+def _attachments(history: History, records: tuple[AttachmentRecord, ...]) -> list[str]:
+    """Links to the attached files in Parley's attachment store (an image shown, a document linked)."""
+    out = []
+    for record in records:
+        target = history.attachments.path(record.sha256).as_uri()
+        label = record.name.replace("[", "(").replace("]", ")")
+        link = f"[{label}](<{target}>)"
+        details = f"{record.media_type}, {_size(record.size)}"
+        out.append(f"- {'!' if record.kind == 'image' else ''}{link} ({details})")
+    return [*out, ""] if out else []
 
 
 def _assistant(message: MessageRecord) -> list[str]:
@@ -67,7 +84,7 @@ def export_markdown(history: History, conversation_id: int) -> str:
         lines += ["## System", "", conversation.system_prompt, ""]
     for message in branch:
         if message.role == "user":
-            lines += ["## User", "", message.content, ""]
+            lines += ["## User", "", *_attachments(history, message.attachments), message.content, ""]
         else:
             lines += ["## Assistant", "", *_assistant(message)]
     return "\n".join(lines).rstrip() + "\n"

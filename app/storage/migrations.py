@@ -191,12 +191,35 @@ CREATE TABLE conversation_settings (
 );
 """
 
+# Files attached to user messages: the file itself lives once in the attachment store under its SHA-256
+# (app/attachments/store.py); a document's text as sent is kept here, so continuing a conversation sends it
+# again without reading the file.
+MESSAGE_ATTACHMENTS = """
+CREATE TABLE message_attachments (
+    id INTEGER PRIMARY KEY,
+    message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('image', 'document')),
+    name TEXT NOT NULL,
+    media_type TEXT NOT NULL,
+    sha256 TEXT NOT NULL CHECK (length(sha256) = 64),
+    size INTEGER NOT NULL CHECK (size >= 0),
+    width INTEGER,
+    height INTEGER,
+    text TEXT,
+    note TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX message_attachments_message ON message_attachments(message_id, position);
+CREATE INDEX message_attachments_sha256 ON message_attachments(sha256);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: conversations, messages, tool calls and outputs, runs, run events, FTS5",
               INITIAL_SCHEMA),
     Migration(2, "token counts of runs may be unknown (NULL)", NULLABLE_TOKENS, rebuilds_tables=True),
     Migration(3, "per-conversation chat settings: tools, reasoning effort, temperature, output-token limit",
               CHAT_SETTINGS),
+    Migration(4, "attachments of user messages, by content address", MESSAGE_ATTACHMENTS),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -69,6 +69,24 @@ class ToolCallRecord:
 
 
 @dataclass(frozen=True)
+class AttachmentRecord:
+    """A file attached to a user message; the bytes are in the attachment store under ``sha256``."""
+
+    id: int
+    message_id: int
+    position: int
+    kind: Literal["image", "document"]
+    name: str
+    media_type: str
+    sha256: str
+    size: int
+    width: int | None
+    height: int | None
+    text: str | None  # a document's text as sent
+    note: str
+
+
+@dataclass(frozen=True)
 class MessageRecord:
     id: int
     conversation_id: int
@@ -84,14 +102,16 @@ class MessageRecord:
     created_at: int
     updated_at: int
     tool_calls: tuple[ToolCallRecord, ...] = field(default=())
+    attachments: tuple[AttachmentRecord, ...] = field(default=())
 
     @classmethod
-    def from_row(cls, row: dict[str, Any], tool_calls: tuple[ToolCallRecord, ...] = ()) -> MessageRecord:
+    def from_row(cls, row: dict[str, Any], tool_calls: tuple[ToolCallRecord, ...] = (),
+                 attachments: tuple[AttachmentRecord, ...] = ()) -> MessageRecord:
         return cls(id=row["id"], conversation_id=row["conversation_id"], parent_id=row["parent_id"],
                    run_id=row["run_id"], role=row["role"], content=row["content"], reasoning=row["reasoning"],
                    status=row["status"], finish_reason=row["finish_reason"], model=row["model"],
                    usage=loads_or_none(row["usage"]), created_at=row["created_at"], updated_at=row["updated_at"],
-                   tool_calls=tool_calls)
+                   tool_calls=tool_calls, attachments=attachments)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ tool call without one.
 
 from __future__ import annotations
 
+from app.storage.attachments import message_parts
 from app.storage.history import History, ResumePoint
 from app.storage.records import MessageRecord
 from orchestration.messages import (
@@ -71,7 +72,8 @@ def conversation_messages(history: History, conversation_id: int, leaf_id: int |
             return messages
     for record in history.branch(conversation_id, leaf_id):
         if record.role == "user":
-            messages.append(UserMessage(content=record.content))
+            messages.append(UserMessage(content=record.content,
+                                        attachments=message_parts(history.attachments, record.attachments)))
             continue
         assistant = assistant_message(record)
         if assistant is not None:

@@ -20,9 +20,11 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from app.storage import attachments as attachment_rows
 from app.storage.errors import StorageError, storage_errors
 from app.storage.history import History, ResumePoint, now_ms
 from app.storage.records import MessageStatus, RunStatus
@@ -30,6 +32,9 @@ from app.storage.transactions import write_transaction
 from orchestration.event_redaction import RedactingEmitter
 from orchestration.events import FinishReason, RunError, RunEvent, ToolCallInfo, ToolResult, event_json
 from orchestration.redaction import redact_text, replace_secrets, withhold_secret_start
+
+if TYPE_CHECKING:
+    from app.attachments import PreparedAttachment
 
 # Longest time streamed text stays only in memory before a checkpoint writes it, in seconds.
 CHECKPOINT_INTERVAL_S = 2.0
@@ -105,14 +110,16 @@ class RunRecorder:
 
     # --- start ----------------------------------------------------------------------------------------
     def begin(self, user_text: str | None, *, reply_to: int | None = None, run_id: str | None = None,
-              provider: str | None = None, model: str | None = None, after: int | None = None) -> RunIds:
+              provider: str | None = None, model: str | None = None, after: int | None = None,
+              attachments: Sequence[PreparedAttachment] = ()) -> RunIds:
         """Write the user message and the run row, before the request is sent.
 
         The user message goes after the resume point given to the recorder (the one its request's context was
         read up to), else after ``History.resume_point`` read inside this same write transaction.
         ``user_text=None`` regenerates: the answer becomes a new reply to ``reply_to`` (a user message), next to
         any earlier answers. ``after`` (with ``reply_to``) continues an answer stopped early: the new assistant
-        messages follow that message of the answer, so the view shows one answer.
+        messages follow that message of the answer, so the view shows one answer. ``attachments`` go into the
+        attachment store first, then their rows with the user message.
         Raises StorageError when they cannot be written; then no request should be sent.
         """
         if self._active:
@@ -124,6 +131,8 @@ class RunRecorder:
         self.save_error = self.checkpoint_error = None
         run_id = run_id or uuid.uuid4().hex
         db = self.history.db
+        if attachments and user_text is not None:
+            attachment_rows.store_files(self.history.attachments, (a.stored for a in attachments), self.history.path)
         with storage_errors(self.history.path, "save your message"), write_transaction(db):
             now = now_ms()
             if user_text is not None:
@@ -133,6 +142,7 @@ class RunRecorder:
                     "updated_at) VALUES (?, ?, 'user', ?, 'complete', ?, ?)",
                     [self.conversation_id, parent, replace_secrets(user_text, self.secrets), now, now])
                 anchor = int(cursor.lastrowid)
+                attachment_rows.insert_rows(db, anchor, [a.part for a in attachments])
             else:
                 anchor = self._reply_anchor(reply_to)  # type: ignore[arg-type]
             if after is not None:

@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from typing import Any
+from typing import Any, assert_never
 
 from orchestration.engine import ModelFinish, ModelRequest, NamedToolChoice, ProviderEvent, TokenUsage
 from orchestration.messages import (
     AssistantMessage,
+    ImagePart,
     Message,
     ReasoningPart,
     SystemMessage,
@@ -25,6 +26,7 @@ from orchestration.messages import (
     ToolCallPart,
     ToolResultMessage,
     UserMessage,
+    user_content,
 )
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
@@ -78,6 +80,20 @@ def _tool_input(call: ToolCallPart) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def user_blocks(message: UserMessage) -> list[dict[str, Any]]:
+    """``text`` blocks and ``image`` blocks with a base64 source, attachments first."""
+    blocks: list[dict[str, Any]] = []
+    for piece in user_content(message):
+        if isinstance(piece, TextPart):
+            blocks.append({"type": "text", "text": piece.text})
+        elif isinstance(piece, ImagePart):
+            blocks.append({"type": "image", "source": {"type": "base64", "media_type": piece.media_type,
+                                                       "data": piece.base64()}})
+        else:
+            assert_never(piece)
+    return blocks
+
+
 def messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
     """Anthropic turns: all tool results of a turn in one user message (as ``tool_result`` blocks, before any
     user text that follows), consecutive same-role content merged."""
@@ -91,7 +107,7 @@ def messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
 
     for message in messages:
         if isinstance(message, UserMessage):
-            add("user", [{"type": "text", "text": message.content}])
+            add("user", user_blocks(message))
         elif isinstance(message, AssistantMessage):
             blocks = _assistant_blocks(message)
             if blocks:

@@ -13,17 +13,19 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from typing import Any
+from typing import Any, assert_never
 
 from orchestration.engine import ModelFinish, ModelRequest, NamedToolChoice, ProviderEvent, TokenUsage
 from orchestration.messages import (
     AssistantMessage,
+    ImagePart,
     Message,
     SystemMessage,
     TextPart,
     ToolCallPart,
     ToolResultMessage,
     UserMessage,
+    user_content,
 )
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
@@ -124,6 +126,19 @@ def _model_parts(message: AssistantMessage) -> list[dict[str, Any]]:
     return parts
 
 
+def user_parts(message: UserMessage) -> list[dict[str, Any]]:
+    """``text`` parts and ``inlineData`` parts (mime type and base64 data), attachments first."""
+    parts: list[dict[str, Any]] = []
+    for piece in user_content(message):
+        if isinstance(piece, TextPart):
+            parts.append({"text": piece.text})
+        elif isinstance(piece, ImagePart):
+            parts.append({"inlineData": {"mimeType": piece.media_type, "data": piece.base64()}})
+        else:
+            assert_never(piece)
+    return parts
+
+
 def contents_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
     """Gemini turns: ``user`` and ``model``; tool results are ``functionResponse`` parts of one user turn."""
     calls = {c.id: c for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
@@ -137,7 +152,7 @@ def contents_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
 
     for message in messages:
         if isinstance(message, UserMessage):
-            add("user", [{"text": message.content}])
+            add("user", user_parts(message))
         elif isinstance(message, AssistantMessage):
             parts = _model_parts(message)
             if parts:

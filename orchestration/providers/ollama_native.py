@@ -12,15 +12,18 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from typing import Any
+from typing import Any, assert_never
 
 from orchestration.engine import ModelFinish, ModelRequest, ProviderEvent, TokenUsage
 from orchestration.messages import (
     AssistantMessage,
+    ImagePart,
     SystemMessage,
+    TextPart,
     ToolCallPart,
     ToolResultMessage,
     UserMessage,
+    user_content,
 )
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
@@ -45,13 +48,31 @@ def _arguments_object(call: ToolCallPart) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def user_to_wire(message: UserMessage) -> dict[str, Any]:
+    """Ollama's user message has one text and a list of base64 ``images``: text pieces (documents, then the
+    prompt) are joined by blank lines, images go in order to ``images``."""
+    texts: list[str] = []
+    images: list[str] = []
+    for piece in user_content(message):
+        if isinstance(piece, TextPart):
+            texts.append(piece.text)
+        elif isinstance(piece, ImagePart):
+            images.append(piece.base64())
+        else:
+            assert_never(piece)
+    out: dict[str, Any] = {"role": "user", "content": "\n\n".join(texts)}
+    if images:
+        out["images"] = images
+    return out
+
+
 def messages_to_wire(request: ModelRequest) -> list[dict[str, Any]]:
     wire: list[dict[str, Any]] = []
     for message in request.messages:
         if isinstance(message, SystemMessage):
             wire.append({"role": "system", "content": message.content})
         elif isinstance(message, UserMessage):
-            wire.append({"role": "user", "content": message.content})
+            wire.append(user_to_wire(message))
         elif isinstance(message, AssistantMessage):
             out: dict[str, Any] = {"role": "assistant", "content": message.text}
             if message.reasoning:

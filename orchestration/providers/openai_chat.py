@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from typing import Any
+from typing import Any, assert_never
 
 import httpx
 
@@ -36,11 +36,13 @@ from orchestration.errors import (
 )
 from orchestration.messages import (
     AssistantMessage,
+    ImagePart,
     ReasoningPart,
     SystemMessage,
     TextPart,
     ToolResultMessage,
     UserMessage,
+    user_content,
 )
 from orchestration.providers import wire_values
 from orchestration.providers.base import UNFRAMED_BODY_KEPT, HTTPChatAdapter
@@ -110,13 +112,28 @@ def _assistant_to_wire(message: AssistantMessage, config: ProviderConfig) -> dic
     return out
 
 
+def user_to_wire(message: UserMessage) -> dict[str, Any]:
+    """Plain text stays a string; with attachments, content parts: ``text`` and ``image_url`` with a data URL."""
+    if not message.attachments:
+        return {"role": "user", "content": message.content}
+    content: list[dict[str, Any]] = []
+    for piece in user_content(message):
+        if isinstance(piece, TextPart):
+            content.append({"type": "text", "text": piece.text})
+        elif isinstance(piece, ImagePart):
+            content.append({"type": "image_url", "image_url": {"url": piece.data_url()}})
+        else:
+            assert_never(piece)
+    return {"role": "user", "content": content}
+
+
 def messages_to_wire(request: ModelRequest, config: ProviderConfig) -> list[dict[str, Any]]:
     wire: list[dict[str, Any]] = []
     for message in request.messages:
         if isinstance(message, SystemMessage):
             wire.append({"role": "system", "content": message.content})
         elif isinstance(message, UserMessage):
-            wire.append({"role": "user", "content": message.content})
+            wire.append(user_to_wire(message))
         elif isinstance(message, AssistantMessage):
             wire.append(_assistant_to_wire(message, config))
         elif isinstance(message, ToolResultMessage):

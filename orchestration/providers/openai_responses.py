@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from typing import Any
+from typing import Any, assert_never
 
 from orchestration.engine import ModelFinish, ModelRequest, NamedToolChoice, ProviderEvent, TokenUsage
 from orchestration.errors import ProviderError
 from orchestration.messages import (
     AssistantMessage,
+    ImagePart,
     Message,
     ReasoningPart,
     SystemMessage,
@@ -27,6 +28,7 @@ from orchestration.messages import (
     ToolCallPart,
     ToolResultMessage,
     UserMessage,
+    user_content,
 )
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
@@ -69,11 +71,26 @@ def _reasoning_item(part: ReasoningPart, stored: bool) -> dict[str, Any] | None:
     return item
 
 
+def user_item(message: UserMessage) -> dict[str, Any]:
+    """Plain text stays a string; with attachments, ``input_text`` and ``input_image`` (a data URL) parts."""
+    if not message.attachments:
+        return {"role": "user", "content": message.content}
+    content: list[dict[str, Any]] = []
+    for piece in user_content(message):
+        if isinstance(piece, TextPart):
+            content.append({"type": "input_text", "text": piece.text})
+        elif isinstance(piece, ImagePart):
+            content.append({"type": "input_image", "image_url": piece.data_url()})
+        else:
+            assert_never(piece)
+    return {"role": "user", "content": content}
+
+
 def input_items(messages: list[Message]) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for message in messages:
         if isinstance(message, UserMessage):
-            items.append({"role": "user", "content": message.content})
+            items.append(user_item(message))
         elif isinstance(message, AssistantMessage):
             stored = bool((message.provider_data.get(FORMAT) or {}).get("store"))
             for part in message.parts:

@@ -34,6 +34,18 @@ class Preset:
 
 
 _LOCAL = dict(key_required=False, local=True, idle_timeout=300.0)
+# Model families whose vision differs from their provider's default (docs/providers.md "Per model family").
+# Checked before the reasoning family (first match wins): o1-mini, o1-preview and o3-mini are reasoning models too.
+OPENAI_TEXT_ONLY = (
+    ModelFamily(prefixes=("o1-mini", "o1-preview", "o3-mini"), overrides={"vision": False, "temperature": False},
+                note="no vision; reasoning models: no temperature"),
+    ModelFamily(prefixes=("gpt-3.5", "gpt-4-0", "gpt-4-32k"), overrides={"vision": False}, note="no vision"),
+)
+OLLAMA_TEXT_ONLY = ModelFamily(prefixes=("gemma3:1b", "gemma3:270m"), overrides={"vision": False},
+                               note="the small Gemma 3 models take no images")
+OLLAMA_VISION = ModelFamily(prefixes=("llava", "bakllava", "gemma3", "llama3.2-vision", "llama4", "qwen2.5vl",
+                                      "minicpm-v", "moondream", "granite3.2-vision"),
+                            overrides={"vision": True}, note="vision models")
 
 # llama-cpp-python's server (``python -m llama_cpp.server``), which the built-in engine runs too: what the real
 # server refuses or ignores, found by tests/e2e/llama_server (docs/providers.md, "Quirks handled").
@@ -47,24 +59,36 @@ PRESETS: dict[str, Preset] = {
         Preset("openai", "OpenAI", "https://api.openai.com/v1",
                Capabilities(reasoning_control="reasoning_effort", reasoning_models=OPENAI_REASONING_MODELS,
                             max_tokens_field="max_completion_tokens", max_tools=OPENAI_MAX_TOOLS, vision=True,
-                            families=(_OPENAI_REASONING_FAMILY,))),
+                            families=(*OPENAI_TEXT_ONLY, _OPENAI_REASONING_FAMILY))),
         Preset("openrouter", "OpenRouter", "https://openrouter.ai/api/v1",
-               Capabilities(reasoning_control="openrouter", reasoning_output=True)),
+               Capabilities(reasoning_control="openrouter", reasoning_output=True,
+                            families=(ModelFamily(prefixes=("openai/gpt-4o", "openai/gpt-4.1", "openai/gpt-5",
+                                                            "anthropic/claude", "google/gemini", "meta-llama/llama-4"),
+                                                  overrides={"vision": True}, note="vision"),))),
         Preset("groq", "Groq", "https://api.groq.com/openai/v1",
                Capabilities(reasoning_control="reasoning_effort", reasoning_models=("openai/gpt-oss", "qwen"),
-                            reasoning_output=True)),
+                            reasoning_output=True,
+                            families=(ModelFamily(prefixes=("meta-llama/llama-4",), overrides={"vision": True},
+                                                  note="vision"),))),
         Preset("deepseek", "DeepSeek", "https://api.deepseek.com/v1",
                Capabilities(parallel_tool_calls=False, echo_reasoning_content=True, reasoning_output=True)),
         Preset("xai", "xAI", "https://api.x.ai/v1",
                Capabilities(parallel_tool_calls_default=False, reasoning_control="reasoning_effort",
-                            reasoning_models=("grok-3-mini",), reasoning_output=True)),
+                            reasoning_models=("grok-3-mini",), reasoning_output=True,
+                            families=(ModelFamily(prefixes=("grok-2-vision", "grok-4"), overrides={"vision": True},
+                                                  note="vision"),))),
         Preset("mistral", "Mistral", "https://api.mistral.ai/v1",
-               Capabilities(stream_usage=False, reasoning_output=True)),
+               Capabilities(stream_usage=False, reasoning_output=True,
+                            families=(ModelFamily(prefixes=("pixtral", "mistral-small-2503", "mistral-small-2506",
+                                                            "mistral-small-latest", "mistral-medium-2505",
+                                                            "mistral-medium-2508", "mistral-medium-latest"),
+                                                  overrides={"vision": True}, note="vision"),))),
         Preset("together", "Together AI", "https://api.together.xyz/v1", Capabilities()),
         Preset("fireworks", "Fireworks AI", "https://api.fireworks.ai/inference/v1", Capabilities()),
         Preset("nvidia", "NVIDIA NIM", "https://integrate.api.nvidia.com/v1", Capabilities()),
         Preset("ollama", "Ollama (OpenAI-compatible /v1)", "http://127.0.0.1:11434/v1",
-               Capabilities(think_tags=True, parallel_tool_calls=False, reasoning_output=True), **_LOCAL),
+               Capabilities(think_tags=True, parallel_tool_calls=False, reasoning_output=True,
+                            families=(OLLAMA_TEXT_ONLY, OLLAMA_VISION)), **_LOCAL),
         Preset("lmstudio", "LM Studio", "http://127.0.0.1:1234/v1",
                Capabilities(think_tags=True, parallel_tool_calls=False, reasoning_output=True), **_LOCAL),
         Preset("llamacpp", "llama.cpp server", "http://127.0.0.1:8080/v1",
@@ -95,19 +119,18 @@ PRESETS: dict[str, Preset] = {
         Preset("ollama-native", "Ollama (native /api/chat)", "http://127.0.0.1:11434",
                Capabilities(parallel_tool_calls=False, tool_ids=False, reasoning_output=True,
                             reasoning_control="ollama_think", think_tags=True,
-                            families=(ModelFamily(prefixes=("llava", "gemma3", "llama3.2-vision", "qwen2.5vl"),
-                                                  overrides={"vision": True}, note="vision models"),)),
+                            families=(OLLAMA_TEXT_ONLY, OLLAMA_VISION)),
                kind="ollama", auth="none", **_LOCAL),
         Preset("openai-responses", "OpenAI (Responses API)", "https://api.openai.com/v1",
                Capabilities(reasoning_control="reasoning_effort", reasoning_models=OPENAI_REASONING_MODELS,
                             reasoning_output=True, max_tools=OPENAI_MAX_TOOLS, vision=True, server_state=True,
-                            families=(_OPENAI_REASONING_FAMILY,)),
+                            families=(*OPENAI_TEXT_ONLY, _OPENAI_REASONING_FAMILY)),
                kind="openai-responses"),
         Preset("cohere", "Cohere", "https://api.cohere.com",
                Capabilities(parallel_tool_calls=False, reasoning_output=True, reasoning_control="cohere_thinking",
                             reasoning_models=("command-a-reasoning",),
-                            families=(ModelFamily(prefixes=("command-a-vision",), overrides={"vision": True},
-                                                  note="vision"),)),
+                            families=(ModelFamily(prefixes=("command-a-vision", "c4ai-aya-vision"),
+                                                  overrides={"vision": True}, note="vision"),)),
                kind="cohere"),
     )
 }

@@ -71,7 +71,10 @@ def _with_attempts(error: ProviderError, attempts: int) -> ProviderError:
     """The final error of a request; when it was tried more than once, its message says how often."""
     error.attempts = attempts
     if attempts > 1:
-        error.message += f" Parley gave up after {attempts} attempts."
+        # the message may end with the provider's own words, which need not end a sentence
+        ended = error.message.rstrip()
+        error.message = (ended if ended.endswith((".", "!", "?")) else ended + ".") + \
+            f" Parley gave up after {attempts} attempts."
         error.args = (error.message,)
     return error
 

@@ -15,7 +15,8 @@ PICTURES = ["window-light-search", "window-light-reasoning", "window-dark-search
             "conversation-search-light", "conversation-search-dark", "inspector-light", "inspector-dark",
             "inspector-raw-light", "preferences-light", "preferences-mcp-light", "preferences-workspace-light",
             "preferences-local-models-light",
-            "message-actions-light", "message-actions-dark", "chat-settings-light", "tool-picker-light"]
+            "message-actions-light", "message-actions-dark", "chat-settings-light", "tool-picker-light",
+            "window-light-attachments", "window-dark-attachments"]
 
 
 def test_the_screenshot_script_writes_every_picture_from_a_clean_state(tmp_path, qapp):

@@ -77,3 +77,16 @@ def test_a_preview_is_shown_instead_of_the_arguments(qtbot):
     card = panel.cards[0]
     assert card.arguments.toPlainText() == diff
     assert "wants to make this change" in card.findChild(type(panel.heading)).text()
+
+
+def test_a_change_to_approve_shows_hidden_characters_instead_of_acting_on_them(qtbot):
+    # The user approves what they read: an override must not show "evil" as "live", ESC must not be a blank box
+    panel = ApprovalPanel()
+    qtbot.addWidget(panel)
+    diff = "Write notes/a.md: new file\n+\x1b[31mred\n+pay d\u202eevil\u202c\n"
+    panel.ask([PendingCall("w1", "write_file", {"path": "notes/a.md"}, preview=diff),
+               PendingCall("r1", "run", {"command": "echo \u2067x\u2069"})])
+    write, run = (card.arguments.toPlainText() for card in panel.cards)
+    assert "+^[[31mred" in write and "+pay d\\u202eevil\\u202c" in write
+    assert "echo \\u2067x\\u2069" in run
+    assert not {"\x1b", "\u202e", "\u202c", "\u2067", "\u2069"} & set(write + run)

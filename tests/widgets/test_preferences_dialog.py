@@ -220,3 +220,18 @@ def test_model_call_deadline_row_sits_with_the_limits(qtbot):
     assert "default 600, 0.1–86,400" in [label.text() for label in dialog.findChildren(QLabel)]
     box.setValue(90)
     assert dialog.result_settings().limits.model_call_timeout == 90
+
+
+def test_a_provider_can_say_its_models_take_images(qtbot):
+    settings = Settings(providers=[ProviderSettings(id="lm", preset="lmstudio", base_url="http://127.0.0.1:1/v1",
+                                                    capabilities={"max_tools": 8})])
+    dialog = make_dialog(qtbot, settings)
+    vision = dialog.providers.vision
+    assert vision.currentData() == ""  # the preset's
+    vision.setCurrentIndex(vision.findData("yes"))
+    (entry,) = dialog.result_settings().providers
+    assert entry.capabilities == {"max_tools": 8, "vision": True}
+    assert provider_config(entry, None).capabilities.for_model("llava").vision
+    vision.setCurrentIndex(vision.findData(""))
+    (entry,) = dialog.result_settings().providers
+    assert entry.capabilities == {"max_tools": 8}

@@ -17,6 +17,7 @@ from tools.files.preview import preview_or_refusal
 from tools.files.settings import WorkspaceSettings
 from tools.files.text import human_size, looks_binary
 from tools.files.workspace import Workspace
+from tools.files.writing_tool import writing_tool
 from tools.registry import Tool
 
 NAME = "edit_file"
@@ -79,16 +80,7 @@ class EditFile:
 def edit_file_tool(workspace: Workspace, settings: WorkspaceSettings) -> Tool:
     changes = FileChanges(workspace, settings)
     tool = EditFile(changes)
-    return Tool(
-        name=NAME,
-        description="Change a text file in a read-write folder of the user's workspace "
-        f"({changes.describe()}) by replacing one exact snippet (old_text, which must occur exactly once) with "
-        "new_text. Read the file first to quote it exactly.",
-        arguments=EditFileArguments,
-        handler=tool.__call__,
-        category="file",
-        visibility="secondary",
-        parallel_safe=False,
-        needs_approval=True,
-        preview=tool.preview,
-    )
+    description = (f"Change a text file in a read-write folder of the user's workspace ({changes.describe()}) "
+                   "by replacing one exact snippet (old_text, which must occur exactly once) with new_text. Read "
+                   "the file first to quote it exactly.")
+    return writing_tool(NAME, description, EditFileArguments, tool.__call__, tool.preview)

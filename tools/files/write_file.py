@@ -17,6 +17,7 @@ from tools.files.preview import preview_or_refusal
 from tools.files.settings import WorkspaceSettings
 from tools.files.text import human_size
 from tools.files.workspace import Workspace
+from tools.files.writing_tool import writing_tool
 from tools.registry import Tool
 
 NAME = "write_file"
@@ -61,16 +62,7 @@ class WriteFile:
 def write_file_tool(workspace: Workspace, settings: WorkspaceSettings) -> Tool:
     changes = FileChanges(workspace, settings)
     tool = WriteFile(changes)
-    return Tool(
-        name=NAME,
-        description="Create a text file in a read-write folder of the user's workspace "
-        f"({changes.describe()}), or replace one with overwrite=true. Give the complete text; for a small change "
-        f"to an existing file use edit_file. At most {human_size(settings.max_write_bytes)}.",
-        arguments=WriteFileArguments,
-        handler=tool.__call__,
-        category="file",
-        visibility="secondary",
-        parallel_safe=False,
-        needs_approval=True,
-        preview=tool.preview,
-    )
+    description = (f"Create a text file in a read-write folder of the user's workspace ({changes.describe()}), "
+                   "or replace one with overwrite=true. Give the complete text; for a small change to an existing "
+                   f"file use edit_file. At most {human_size(settings.max_write_bytes)}.")
+    return writing_tool(NAME, description, WriteFileArguments, tool.__call__, tool.preview)

@@ -98,7 +98,7 @@ def test_migration_3_adds_chat_settings_and_keeps_every_row_of_a_version_2_datab
     old.conn.commit()
     tables = ("conversations", "messages", "runs", "tool_calls", "tool_outputs", "run_events")
     before = {t: old.execute(f"SELECT * FROM {t}").fetchall() for t in tables}
-    assert apply_migrations(old) == [3]
+    assert apply_migrations(old, MIGRATIONS[:3]) == [3]
     assert {t: old.execute(f"SELECT * FROM {t}").fetchall() for t in tables} == before
     old.close()
     with History.open(db_path) as history:

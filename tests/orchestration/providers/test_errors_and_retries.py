@@ -248,3 +248,17 @@ async def test_a_deterministic_error_after_a_transient_one_says_how_many_attempt
     outcome = await collect(make(kind, loopback, Sleeps()), REQUEST)
     assert isinstance(outcome.error, ServerError) and loopback.count == 2
     assert "Validation error" in outcome.error.message and "gave up after 2 attempts" in outcome.error.message
+
+
+@pytest.mark.parametrize("body", [
+    Response.json({"error": {"message": "internal error"}}, status=500, headers={"Retry-After": "0"}),
+    Response.text("Service Unavailable", status=503, headers={"Retry-After": "0"}),
+], ids=["json-detail", "plain-text-body"])
+async def test_the_attempt_count_starts_a_new_sentence_after_the_providers_words(body: Response,
+                                                                                loopback: LoopbackServer) -> None:
+    kind = KINDS[0]
+    loopback.always("POST", kind.path, body)
+    outcome = await collect(make(kind, loopback, Sleeps()), REQUEST)
+    assert outcome.error is not None and outcome.error.attempts == 3
+    before, _, _ = outcome.error.message.partition(" Parley gave up after 3 attempts.")
+    assert before.endswith(".")
