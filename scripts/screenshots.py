@@ -1,13 +1,8 @@
 """Screenshots of the real window (``make screenshots``): a tool-using answer (heading, list, table, inline and
 display math, quote, code block) with reasoning and search results, a regenerated answer with its message
-<<<<<<< HEAD
 actions and ‹ 2/2 › switcher, the run inspector, a conversation search, the preferences (Local models
-included), and the composer's chat settings and tool picker, in the light and the dark theme.
-=======
-actions and ‹ 2/2 › switcher, the run inspector, a conversation search, the preferences, the composer's chat
-settings and tool picker, and a question with an attached image and PDF and its answer, in the light and the
-dark theme.
->>>>>>> main
+included), the composer's chat settings and tool picker, and a question with an attached image and PDF and its
+answer, in the light and the dark theme.
 
 Runs the app against a scripted OpenAI-compatible server and a SearXNG-shaped search server, both on loopback,
 each theme in its own fresh data folder (under ``$TMPDIR/parley-screenshots``, emptied first) holding a few
