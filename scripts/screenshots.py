@@ -224,15 +224,24 @@ def shoot_message_actions(loop, window, session, path: Path) -> bool:
     return True
 
 
+def warm_model_info(session) -> None:
+    """The local models' GGUF metadata read now, into the cache the Local models tab reads first, so the tab
+    shows it at once instead of starting a child process to read it while the pictures are taken."""
+    from app.engine import library
+    from app.engine.gguf_info import InfoCache
+
+    cache = InfoCache(session.engine.log_path.parent)
+    for entry in library.models(session.settings.engine):
+        cache.read(entry.path)
+
+
 def shoot_local_models(preferences, settle, path: Path) -> None:
-    """Preferences > Local models once the demo model's metadata is read (a child process, about 3 s)."""
+    """Preferences > Local models, the demo model selected."""
     panel = preferences.local_models_panel
     preferences.tabs.setCurrentWidget(panel.tab)
     panel.tab.select(panel.tab.rows[0].name)
-    for _ in range(100):
-        settle(0.1)
-        if panel.tab.rows and all(row.quantization or row.size is None for row in panel.tab.rows):
-            break
+    settle()
+    assert all(row.quantization for row in panel.tab.rows), panel.tab.rows
     preferences.grab().save(str(path))
 
 
@@ -357,6 +366,7 @@ def main(argv: list[str]) -> int:
                 window.inspector.timeline.setCurrentItem(window.inspector.timeline.topLevelItem(0))
                 settle()
                 window.grab().save(str(out / "inspector-raw-light.png"))
+                warm_model_info(session)
                 preferences = session.open_preferences()
                 preferences.resize(900, 600)
                 settle()
