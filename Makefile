@@ -20,3 +20,4 @@ lint: bootstrap
 screenshots: bootstrap
 	QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1400x900x24" \
 		scripts/with_secret_service.sh .venv/bin/python scripts/screenshots.py
+	QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python scripts/usage_screenshots.py

@@ -62,7 +62,8 @@ class ChatActions(QObject):
 
         store = history.attachments
         return chat_messages(records, visibility_of, versions(history, conversation_id),
-                             lambda record: stored_views(store, record))
+                             lambda record: stored_views(store, record),
+                             footers=self.session.usage.footers(conversation_id))  # each answer's tokens and cost
 
     def reload(self, *, keep_errors: bool = False) -> None:
         """Show the open conversation's current branch again; ``keep_errors``: with the errors shown after its

@@ -33,6 +33,7 @@ from app.storage import History
 from app.storage.chat_settings import ChatSettingsStore
 from app.terminal_text import terminal_safe
 from app.tool_setup import mcp_manager, start_mcp
+from app.usage.cli_budget import check_budget
 from orchestration.loop import RunResult
 from orchestration.providers import UnsupportedKindError
 from orchestration.tool_turn import Approver
@@ -143,6 +144,7 @@ def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, service:
             plan = service.plan(prompt, chat, attachments)
         except (RunSetupError, UnsupportedKindError) as problem:
             raise cli_problem(problem, service.secrets) from None
+        check_budget(args, service.settings, plan.pricer)  # over the monthly budget: asks, or refuses (exit 1)
         placement = continuation(history, args.conversation) if getattr(args, "continue_answer", False) and \
             history is not None else None
         prepared = service.begin(plan, history, args.conversation, regenerate=args.regenerate, placement=placement)

@@ -65,6 +65,7 @@ from app.storage import History, StorageError
 from app.storage.exchange import import_conversation, read_export
 from app.storage.search import HistorySearch
 from app.tool_setup import tool_registry
+from app.usage.window import UsageWiring
 from app.window_approver import WindowApprover
 from app.window_attachments import DraftAttachments, stored_views
 from orchestration.messages import Message, UserMessage
@@ -219,6 +220,7 @@ class ChatSession(QObject):
         self.refresh_conversations()
         self.start_mcp()
         self._apply_appearance(self.settings)
+        self.usage = UsageWiring(self)  # spend in the status bar, budget, answers' costs (app/usage/window.py)
 
     # --- providers ----------------------------------------------------------------------------------
     def refresh_providers(self) -> None:
@@ -369,6 +371,7 @@ class ChatSession(QObject):
             self.window.show_error_in_chat(f"{problem} The new preferences apply to this session only.")
         self.refresh_providers()
         self._apply_appearance(settings)
+        self.usage.refresh()  # the budget may have changed
         if mcp_changed:
             self._mcp_reconnect = asyncio.ensure_future(self.reconnect_mcp(settings.mcp_servers))
 
@@ -449,6 +452,10 @@ class ChatSession(QObject):
                              engine=self.engine)
         attachments = self.draft.items() if text is not None else []
         plan = service.plan(text, chat or self.chat_settings(), attachments)
+        if not self.usage.confirm_spend(plan.pricer):  # over the monthly budget and the user said no
+            if text is not None:
+                self.window.composer.restore_text(text)
+            return
         self.window.inspector.set_secrets(plan.secrets)
         prepared = service.begin(plan, self.history, self.conversation_id, memory=self._memory_history,
                                  placement=placement)
@@ -560,7 +567,7 @@ class ChatSession(QObject):
         try:
             store = self.history.attachments
             self.views.show(self.history, conversation_id, records, visibility_of,
-                            lambda record: stored_views(store, record))
+                            lambda record: stored_views(store, record), footers=self.usage.footers(conversation_id))
         except StorageError as problem:
             self.window.show_error_in_chat(str(problem))
         self.chat_binding.show_conversation(conversation_id)

@@ -63,7 +63,7 @@ def _positive_float(text: str) -> float:
 # keyring, so only the one a command line names is imported (start-up: docs/architecture.md, bench/startup.py).
 MODULE_COMMANDS = {"keys": "keys_command", "providers": "providers_command", "mcp": "mcp_command",
                    "history": "history_command", "search": "history_command", "export": "history_command",
-                   "import": "history_command", "local": "local_command"}
+                   "import": "history_command", "local": "local_command", "usage": "usage.command"}
 INLINE_COMMANDS = ("chat", "models", "tools")
 
 
@@ -169,6 +169,8 @@ def _add_chat_parser(sub: argparse._SubParsersAction, parents: list[argparse.Arg
                                        "settings' chat.system_prompt)")
     chat.add_argument("--tools", default=None, metavar="NAMES|all|none",
                       help="comma-separated tool names, all (default, or the conversation's) or none")
+    chat.add_argument("--over-budget", action="store_true",
+                      help="send even when this month's spend has reached usage.monthly_budget_usd")
     chat.add_argument("--approve", choices=["all", "none"], default=None,
                       help="tools that need approval (file tools, policy ask): run all or none of them without "
                            "asking; default: ask on a terminal, otherwise none")
@@ -235,6 +237,10 @@ def _dispatch(args: argparse.Namespace) -> int | None:
         from app.local_command import run_local
 
         return run_local(args)
+    if args.command == "usage":
+        from app.usage.command import run_usage
+
+        return run_usage(args)
     from app import history_command
 
     commands = {"history": history_command.run_history, "search": history_command.run_search,

@@ -10,7 +10,7 @@ holds the question of the conversation on screen only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from app.history_view import chat_messages
 from app.live_runs import LiveRun, LiveRuns
@@ -70,8 +70,10 @@ class ConversationViews:
 
     def show(self, history: History, conversation_id: int, records: list[MessageRecord],
              visibility_of: Callable[[str], str],
-             attachments_of: Callable[[MessageRecord], list[AttachmentView]] = lambda record: []) -> None:
-        """Show a conversation: live if a run of it is going, else as stored (raises StorageError)."""
+             attachments_of: Callable[[MessageRecord], list[AttachmentView]] = lambda record: [],
+             footers: Mapping[str, tuple[str, str]] | None = None) -> None:
+        """Show a conversation: live if a run of it is going, else as stored (raises StorageError). ``footers``:
+        each answer's tokens and cost by run id (app/usage/window.py)."""
         live = self.runs.get(conversation_id)
         if live is not None and self.runs.is_running(conversation_id):
             state = self.states.get(conversation_id)
@@ -84,7 +86,7 @@ class ConversationViews:
         self.shown = conversation_id
         self.window.approval.clear()
         shown = chat_messages(records, visibility_of, versions(history, conversation_id),  # ‹ 2/3 › (chat_actions.py)
-                              attachments_of)
+                              attachments_of, footers=footers)
         display.show_state(self.window, state, shown)
         if live is not None and live.approver is not None:
             live.approver.show_again()

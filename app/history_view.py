@@ -9,7 +9,7 @@ An answer continued after Stop is one bubble whose state is that of its latest p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from app.storage.branches import Versions
 from app.storage.records import MessageRecord
@@ -29,11 +29,12 @@ def _versions(record: MessageRecord, versions: dict[int, Versions] | None) -> tu
 def chat_messages(records: Iterable[MessageRecord],
                   visibility_of: Callable[[str], str] = lambda name: "primary",
                   versions: dict[int, Versions] | None = None,
-                  attachments_of: Callable[[MessageRecord], list[AttachmentView]] = lambda record: []
-                  ) -> list[ChatMessage]:
+                  attachments_of: Callable[[MessageRecord], list[AttachmentView]] = lambda record: [],
+                  footers: Mapping[str, tuple[str, str]] | None = None) -> list[ChatMessage]:
     """``visibility_of`` gives a tool's visibility by name (hidden tools get no chip, as while streaming);
     ``versions`` (app/storage/branches.py) adds the ‹ 2/3 › switcher to messages with siblings;
-    ``attachments_of`` gives a user message's attachments as the view shows them."""
+    ``attachments_of`` gives a user message's attachments as the view shows them; ``footers`` an answer's tokens
+    and cost and its tooltip by run id (app/usage/window.py)."""
     shown: list[ChatMessage] = []
     joining = False
     last_run: str | None = None
@@ -60,6 +61,8 @@ def chat_messages(records: Iterable[MessageRecord],
             shown.append(ChatMessage("assistant", "", ref=record.id, versions=_versions(record, versions)))
             joining = True
         answer = shown[-1]
+        if footers and record.run_id in footers:
+            answer.footer, answer.footer_detail = footers[record.run_id]
         base = len(answer.text)
         cut_short = record.finish_reason == "length"
         if answer.text and record.content and not answer.text.endswith("\n") and not continued:

@@ -32,11 +32,12 @@ from app.storage import History
 from app.storage.chat_settings import ChatSettingsStore
 from app.storage.run_recorder import RunRecorder
 from app.tool_setup import add_mcp_tools, tool_registry
+from app.usage.prices import Pricer
 from orchestration.engine import ChatAdapter, NamedToolChoice, ToolChoice
 from orchestration.event_redaction import RedactingEmitter
 from orchestration.events import RunEvent
 from orchestration.limits import LoopLimits
-from orchestration.loop import RunLoop, RunRequest, RunResult
+from orchestration.loop import PriceFn, RunLoop, RunRequest, RunResult
 from orchestration.messages import Message
 from orchestration.providers import ADAPTER_KINDS, adapter_for
 from orchestration.providers.chat_controls import MAX_OUTPUT_TOKENS_LIMIT, chat_controls
@@ -82,6 +83,7 @@ class ChatTarget:
     model: str
     reasoning_effort: str | None = None
     builtin: bool = False  # the built-in engine (app/engine), started when the run first needs it
+    preset: str | None = None  # the preset the provider was made from (prices are looked up by it)
 
     @property
     def api_key(self) -> str | None:
@@ -162,6 +164,7 @@ class RunPlan:
     tool_choice: ToolChoice
     limits: LoopLimits
     attachments: Sequence[PreparedAttachment] = field(default_factory=tuple)  # sent with the prompt
+    pricer: Pricer | None = None  # what each model call costs (the usage events' cost_usd)
 
     @property
     def secrets(self) -> list[str]:
@@ -220,14 +223,15 @@ class RunService:
         if target.config.kind not in ADAPTER_KINDS:
             adapter_for(target.config)  # raises UnsupportedKindError, naming the kinds there are
         _check_controls(chat, target)
-        return RunPlan(prompt, chat, target, registry, names, choice, limits, tuple(attachments))
+        pricer = Pricer.for_provider(target.config, target.preset, self.settings.usage.prices)
+        return RunPlan(prompt, chat, target, registry, names, choice, limits, tuple(attachments), pricer)
 
     def target(self, chat: ChatSettings) -> ChatTarget:
         """The provider, key and model ``chat`` names (else the settings' default provider)."""
         if chat.one_off is not None:
             if not chat.model:
                 raise MissingModelError(chat.one_off.id)
-            return ChatTarget(chat.one_off, chat.model, chat.reasoning_effort)
+            return ChatTarget(chat.one_off, chat.model, chat.reasoning_effort, preset=chat.one_off.id)
         if chat.provider:
             entry = self.settings.provider(chat.provider)
             if entry is None and chat.provider == BUILTIN_PROVIDER:
@@ -272,7 +276,8 @@ class RunService:
         model = chat.model or entry.default_model
         if not model:
             raise MissingModelError(entry.id)
-        return ChatTarget(provider_config(entry, key), model, chat.reasoning_effort or entry.reasoning_effort)
+        return ChatTarget(provider_config(entry, key), model, chat.reasoning_effort or entry.reasoning_effort,
+                          preset=entry.preset)
 
     def _selected(self, registry: ToolRegistry, spec: str | tuple[str, ...]) -> list[str]:
         """With ``all`` or the chat's own pick, the tools the settings disable or deny are left out."""
@@ -353,12 +358,13 @@ async def run(prepared: PreparedRun, subscriber: Subscriber, approver: Approver 
     and the partial answer saved)."""
     plan = prepared.plan
     return await run_loop(prepared.adapter, plan.registry, prepared.request, subscriber, limits=plan.limits,
-                          approver=approver, recorder=prepared.recorder, secrets=plan.secrets)
+                          approver=approver, recorder=prepared.recorder, secrets=plan.secrets, price=plan.pricer)
 
 
 async def run_loop(adapter: ChatAdapter, tools: ToolSet, request: RunRequest, subscriber: Subscriber, *,
                    limits: LoopLimits | None = None, approver: Approver | None = None,
-                   recorder: RunRecorder | None = None, secrets: Sequence[str] = ()) -> RunResult:
+                   recorder: RunRecorder | None = None, secrets: Sequence[str] = (),
+                   price: PriceFn | None = None) -> RunResult:
     """The loop with its sinks: the recorder gets each event first, then the subscriber with ``secrets``
     hidden (some providers and models echo the key, even split across streamed pieces). The adapter is
     closed at the end."""
@@ -369,7 +375,7 @@ async def run_loop(adapter: ChatAdapter, tools: ToolSet, request: RunRequest, su
             recorder(event)
         shown(event)
 
-    loop = RunLoop(adapter, tools, emit, limits=limits, approver=approver)
+    loop = RunLoop(adapter, tools, emit, limits=limits, approver=approver, price=price)
     ticker = asyncio.ensure_future(checkpoints(recorder)) if recorder is not None else None
     try:
         return await loop.run(request)

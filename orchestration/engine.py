@@ -48,7 +48,8 @@ class TokenUsage(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int = 0
-    cached_tokens: int = 0
+    cached_tokens: int = 0  # input tokens read from a cache (part of input_tokens)
+    cache_write_tokens: int = 0  # input tokens written to a cache (part of input_tokens; Anthropic)
     raw: dict[str, Any] = Field(default_factory=dict, description="usage exactly as the provider sent it")
 
 

@@ -1,4 +1,4 @@
-"""The run event contract (version 1.1): the one stream the loop emits and everything else consumes.
+"""The run event contract (version 1.4): the one stream the loop emits and everything else consumes.
 
 The CLI's ``--json`` output, the chat view, the run trace and the stored run events are all made of these
 models. Providers' wire formats never leak past this point. See docs/events.md for the prose version.
@@ -15,7 +15,7 @@ from pydantic_core import PydanticSerializationError
 
 from orchestration.bounded_json import loads_bounded
 
-CONTRACT_VERSION = "1.3"
+CONTRACT_VERSION = "1.4"
 
 ToolStatus = Literal["ok", "error", "timeout", "denied"]
 FinishReason = Literal["stop", "length", "tool_limit", "max_iterations", "cancelled", "error"]
@@ -28,7 +28,7 @@ class _Event(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    v: Literal["1.1", "1.2", "1.3"] = CONTRACT_VERSION  # events stored by earlier versions still parse
+    v: Literal["1.1", "1.2", "1.3", "1.4"] = CONTRACT_VERSION  # events stored by earlier versions still parse
     run_id: str
     seq: int = Field(ge=0, description="strictly increasing within a run")
     ts: int = Field(description="epoch milliseconds")
@@ -98,6 +98,10 @@ class Usage(_Event):
     output_tokens: int = 0
     reasoning_tokens: int = 0
     cached_tokens: int = 0
+    # 1.4: input tokens written to a prompt cache (Anthropic bills them above plain input)
+    cache_write_tokens: int = 0
+    # 1.4: what this model call cost in US dollars; null when the model's price is unknown (never 0 for unknown)
+    cost_usd: float | None = None
 
 
 class ModelCallStarted(_Event):
@@ -126,6 +130,7 @@ class ModelCallFinished(_Event):
     output_tokens: int | None = None
     reasoning_tokens: int | None = None
     cached_tokens: int | None = None
+    cost_usd: float | None = None  # 1.4: as on the call's ``usage`` event; null when unknown or not reported
 
 
 class ModelExchange(_Event):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections.abc import Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
@@ -109,10 +110,15 @@ class _Partial:
         return AssistantMessage(parts=parts) if parts else None
 
 
+PriceFn = Callable[[str, TokenUsage], float | None]
+"""What one model call cost in US dollars, from the model asked for and its usage; None when unknown."""
+
+
 class RunLoop:
     def __init__(self, adapter: ChatAdapter, tools: ToolSet, emit: Emit, *, limits: LoopLimits | None = None,
-                 approver: Approver | None = None) -> None:
+                 approver: Approver | None = None, price: PriceFn | None = None) -> None:
         self.adapter = adapter
+        self.price = price  # None: every cost is unknown
         self.tools = tools
         self.limits = limits or LoopLimits()
         self._emit_to = emit
@@ -255,16 +261,20 @@ class RunLoop:
                             pass
                         elif isinstance(event, ResponseComplete):
                             state.partial = None
+                            cost = None
                             if event.usage is None:
                                 state.usage_unknown = True
                             else:
                                 state.add_usage(event.usage)
                                 u = event.usage
+                                cost = self._cost(model_request.model, u)
                                 self._emit(self._events.make(Usage, input_tokens=u.input_tokens,
                                                              output_tokens=u.output_tokens,
                                                              reasoning_tokens=u.reasoning_tokens,
-                                                             cached_tokens=u.cached_tokens))
-                            self._emit_call_finished(event, sent, first_output)
+                                                             cached_tokens=u.cached_tokens,
+                                                             cache_write_tokens=u.cache_write_tokens,
+                                                             cost_usd=cost))
+                            self._emit_call_finished(event, sent, first_output, cost)
                             return event
             except TimeoutError:
                 if not clock.expired():
@@ -301,11 +311,16 @@ class RunLoop:
             f"The answer from {name} passed {MAX_ANSWER_CHARS:,} characters, the limit for one answer; reading "
             "stopped and the answer so far was kept.", provider=name)
 
-    def _emit_call_finished(self, response: ResponseComplete, sent: float, first_output: float | None) -> None:
+    def _cost(self, model: str, usage: TokenUsage) -> float | None:
+        return None if self.price is None else self.price(model, usage)
+
+    def _emit_call_finished(self, response: ResponseComplete, sent: float, first_output: float | None,
+                            cost: float | None) -> None:
         usage = response.usage
         counts = {} if usage is None else {
             "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
-            "reasoning_tokens": usage.reasoning_tokens, "cached_tokens": usage.cached_tokens}
+            "reasoning_tokens": usage.reasoning_tokens, "cached_tokens": usage.cached_tokens,
+            "cost_usd": cost}
         self._emit(self._events.make(
             ModelCallFinished, finish_reason=response.finish_reason,
             native_finish_reason=response.native_finish_reason,
@@ -360,6 +375,7 @@ class _RunState:
             output_tokens=self.usage.output_tokens + usage.output_tokens,
             reasoning_tokens=self.usage.reasoning_tokens + usage.reasoning_tokens,
             cached_tokens=self.usage.cached_tokens + usage.cached_tokens,
+            cache_write_tokens=self.usage.cache_write_tokens + usage.cache_write_tokens,
         )
 
     def keep_partial(self) -> None:

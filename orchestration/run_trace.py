@@ -78,7 +78,7 @@ class ModelCallTrace:
         """The answer as the loop assembled it (not the deltas it streamed in)."""
         finished = self.finished or {}
         usage = {k: finished.get(k) for k in ("input_tokens", "output_tokens", "reasoning_tokens",
-                                                  "cached_tokens")}
+                                                  "cached_tokens", "cost_usd")}
         return {
             "outcome": self.outcome,
             "finish_reason": finished.get("finish_reason"),

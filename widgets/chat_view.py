@@ -29,11 +29,13 @@ from PySide6.QtGui import (
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
+    QTextFormat,
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from orchestration.tool_outcome import normalized_key
 from widgets.code_highlighter import CodeHighlighter, warm_up_after_paint
+from widgets.cost_text import AnswerUsage
 from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at, colors_of, start_block
 from widgets.markdown_render import StreamingMarkdown, append_markdown
 from widgets.message_attachments import SCHEME as ATTACHMENT_SCHEME
@@ -51,6 +53,7 @@ BOTTOM_SLACK_PX = 8  # within this of the bottom counts as "at the bottom" for a
 QUOTE_BAR_PX = 3  # width of the bar drawn left of a quote
 LABEL_COLOUR = "#7a7f87"  # "You" / "Assistant" and notices
 ERROR_COLOUR = "#c0392b"
+FOOTER_COLOUR = "#8a8f98"  # an answer's tokens and cost: grey enough for both themes
 BAR_CHECK_EVERY = 8  # blocks walked between checks of whether the repainted band has ended
 
 
@@ -80,6 +83,8 @@ class ChatMessage:
     ref: int | None = None  # the stored message it shows (its first, for an answer); None while streaming
     versions: tuple[int, int] | None = None  # (position, count) among its versions, when it has several
     attachments: list[AttachmentView] = field(default_factory=list)  # a user message's files
+    footer: str = ""  # an answer's tokens and cost (widgets/cost_text.py), in small type under it
+    footer_detail: str = ""  # the footer's tooltip
 
 
 def _label_format(*, bold: bool = False, italic: bool = False) -> QTextCharFormat:
@@ -150,6 +155,7 @@ class ChatView(QTextBrowser):
         self._chips: dict[str, tuple[ToolChip, QTextCursor]] = {}
         self._history: list[ChatMessage] = []
         self._starts: list[tuple[int, QTextCursor]] = []  # (index in _history, cursor at its label), as shown
+        self._answer_usage = AnswerUsage()  # the streaming run's usage events, for its answer's footer
         self._shown_from = 0
         self._streaming = False
         self._stick_to_bottom = True
@@ -297,6 +303,7 @@ class ChatView(QTextBrowser):
                 self._notice("Stopped: the answer above is partial.")
             elif message.status == "error":
                 self._notice("The answer above was cut off by an error.")
+            self._footer(message)
         elif message.role == "error":
             self._error_block(message.text)
         else:
@@ -448,9 +455,13 @@ class ChatView(QTextBrowser):
             self.set_tool_result(event.id, event.status, event.result, event.duration_ms, event.visibility)
         elif kind == "error":
             self.add_error(event.message)
+        elif kind == "usage":
+            self._answer_usage.add(event)
         elif kind == "done":
             self.end_assistant(event.finish_reason)
+            self._end_usage()
         elif kind == "run_started":
+            self._answer_usage = AnswerUsage()
             self.begin_assistant()
 
     @property
@@ -553,6 +564,25 @@ class ChatView(QTextBrowser):
     def _markdown(self, text: str) -> None:
         if text.strip():
             append_markdown(self.document(), text)
+
+    def _end_usage(self) -> None:
+        """The finished run's tokens and cost under its answer."""
+        usage, self._answer_usage = self._answer_usage, AnswerUsage()
+        answer = next((m for m in reversed(self._history) if m.role == "assistant"), None)
+        if answer is None or not usage.calls:
+            return
+        answer.footer, answer.footer_detail = usage.footer(), usage.detail()
+        self._footer(answer)
+        self._keep_bottom()
+
+    def _footer(self, message: ChatMessage) -> None:
+        if not message.footer:
+            return
+        small = _label_format()
+        small.setForeground(QColor(FOOTER_COLOUR))
+        small.setProperty(QTextFormat.Property.FontSizeAdjustment, -1)  # one step smaller, whatever the size
+        small.setToolTip(message.footer_detail)
+        self._cursor_at_end().insertText(_one_block(message.footer), small)
 
     def _notice(self, text: str) -> None:
         self._cursor_at_end().insertText(_one_block(text), _label_format(italic=True))

@@ -17,6 +17,7 @@ from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -31,10 +32,13 @@ from PySide6.QtWidgets import (
 
 from orchestration.run_trace import ModelCallTrace, RunSummary, RunTrace, ToolCallTrace, count_text
 from tools.mcp.status import ServerStatus
+from widgets.cost_text import money
 from widgets.safe_text import plain_label, plain_tooltip
 
 FRAME_MS = 16
-TIMELINE_COLUMNS = 4  # step, status, time, details
+TIMELINE_COLUMNS = 5  # step, status, time, details, cost
+DETAILS_COLUMN = 3
+COST_COLUMN = 4  # a model call's cost (usage event's cost_usd): last in the model, shown third (moveSection)
 TIME_COLUMN_MAX_WIDTH = 420  # the time column fits its text up to this; longer text is elided, whole in the tooltip
 DETAILS_MIN_WIDTH = 160  # the details column keeps at least this much of a narrow drawer; the time column gives way
 TIME_COLUMN_MIN_WIDTH = 80  # the time column gives way down to this
@@ -74,7 +78,13 @@ class Inspector(QDockWidget):
         self.runs.currentItemChanged.connect(self._run_chosen)
         self.timeline = QTreeWidget()
         self.timeline.setAccessibleName("Run timeline")
-        self.timeline.setHeaderLabels(["Step", "Status", "Time", "Details"])
+        self.timeline.setHeaderLabels(["Step", "Status", "Time", "Details", "Cost"])
+        header = self.timeline.header()
+        header.setStretchLastSection(False)  # details take the room left; the cost fits its text
+        header.setSectionResizeMode(DETAILS_COLUMN, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(COST_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
+        header.moveSection(COST_COLUMN, 2)  # shown after the status, where a narrow drawer still has room for it
+        self.timeline.headerItem().setTextAlignment(COST_COLUMN, Qt.AlignmentFlag.AlignRight)
         self.timeline.currentItemChanged.connect(self._item_chosen)
         self.timeline.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.timeline.viewport().installEventFilter(self)
@@ -255,7 +265,10 @@ class Inspector(QDockWidget):
                       f"{_ms(call.duration_ms)} · {count_text(finished.get('input_tokens'))}/"
                       f"{count_text(finished.get('output_tokens'))}"
                       " tokens")
-            item = QTreeWidgetItem([f"Model call {number}", status, timing, details])
+            # events stored before contract 1.4 carry no cost: left blank rather than called unknown
+            cost = money(finished["cost_usd"]) if "cost_usd" in finished else ""
+            item = QTreeWidgetItem([f"Model call {number}", status, timing, details, cost])
+            item.setTextAlignment(COST_COLUMN, Qt.AlignmentFlag.AlignRight)
             item.setData(0, ROLE_PAYLOAD, ("call", number - 1))
             self.timeline.addTopLevelItem(item)
             for tool_number, tool in enumerate(call.tools):
@@ -291,7 +304,7 @@ class Inspector(QDockWidget):
             for column in range(TIMELINE_COLUMNS):
                 item.setToolTip(column, plain_tooltip(item.text(column)))
             pending.extend(item.child(i) for i in range(item.childCount()))
-        for column in (0, 1):
+        for column in (0, 1, COST_COLUMN):
             self.timeline.resizeColumnToContents(column)
         self._fit_time_column()
 
@@ -299,7 +312,8 @@ class Inspector(QDockWidget):
         """The time column fits its text up to ``TIME_COLUMN_MAX_WIDTH`` and gives way (down to
         ``TIME_COLUMN_MIN_WIDTH``) so the details column starts with ``DETAILS_MIN_WIDTH`` still in view."""
         timeline = self.timeline
-        room = timeline.viewport().width() - timeline.columnWidth(0) - timeline.columnWidth(1) - DETAILS_MIN_WIDTH
+        room = (timeline.viewport().width() - timeline.columnWidth(0) - timeline.columnWidth(1)
+                - timeline.columnWidth(COST_COLUMN) - DETAILS_MIN_WIDTH)
         wanted = min(timeline.sizeHintForColumn(2), TIME_COLUMN_MAX_WIDTH)
         timeline.setColumnWidth(2, max(TIME_COLUMN_MIN_WIDTH, min(wanted, room)))
 

@@ -26,7 +26,7 @@ SHORTCUTS = (
     ("Ctrl+N", "New chat"), ("Ctrl+O", "Import a conversation"), ("Ctrl+K", "Search conversations"),
     ("Enter", "Send the message"), ("Shift+Enter", "New line in the message"), ("Esc", "Stop the answer"),
     ("Ctrl+Shift+C", "Copy the last answer"), ("Ctrl+I", "Run inspector"), ("Ctrl+,", "Preferences"),
-    ("Ctrl+Q", "Quit"),
+    ("Ctrl+Shift+U", "Usage and cost"), ("Ctrl+Q", "Quit"),
     *MESSAGE_SHORTCUTS,  # the per-message actions (widgets/message_actions.py)
 )
 
@@ -44,6 +44,7 @@ class WindowMenus(QObject):
     export_requested = Signal(str)  # "markdown" or "json"
     quit_requested = Signal()
     theme_requested = Signal(str)  # "light", "dark" or "system"
+    usage_requested = Signal()  # View > Usage and cost
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
@@ -84,6 +85,7 @@ class WindowMenus(QObject):
         self.inspector = self._add(view, "Run &inspector", "Ctrl+I", lambda _on: window.toggle_inspector())
         for action in (self.reasoning, self.search_results, self.inspector):
             action.setCheckable(True)
+        self.usage = self._add(view, "&Usage and cost…", "Ctrl+Shift+U", lambda: self.usage_requested.emit())
         view.addSeparator()
         theme = view.addMenu("&Theme")
         self.themes = QActionGroup(self)

@@ -1,4 +1,5 @@
-"""Preferences (Ctrl+,): providers, web search, tools and loop limits, workspace, MCP servers, appearance.
+"""Preferences (Ctrl+,): providers, web search, tools and loop limits, workspace, MCP servers, appearance,
+usage (budget and per-model prices).
 
 The dialog edits a copy of the settings and hands back a validated copy from ``result_settings()`` (the
 settings model comes in a ``SettingsSchema``, widgets/preferences_schema.py); it
@@ -41,6 +42,7 @@ from widgets.preferences_keys import KeyActions, KeyRow
 from widgets.preferences_mcp import McpHooks, McpServersTab
 from widgets.preferences_providers import ConnectionTester, ProvidersTab
 from widgets.preferences_schema import SettingsSchema
+from widgets.preferences_usage import UsageTab
 from widgets.preferences_workspace import FolderChooser, WorkspaceTab, choose_folder
 from widgets.safe_text import plain_label
 
@@ -122,6 +124,9 @@ class PreferencesDialog(QDialog):
         self.chat_defaults.changed.connect(self.revalidate)
         self.tabs.addTab(self.chat_defaults, "Chat")
         self.tabs.addTab(self._appearance_tab(settings), "Appearance")
+        self.usage = UsageTab({model: price.model_dump() for model, price in settings.usage.prices.items()},
+                              settings.usage.monthly_budget_usd)
+        self.tabs.addTab(self.usage, "Usage")
 
         self.summary = error_label()
         self.summary.setAccessibleName("Problems to fix")
@@ -136,6 +141,7 @@ class PreferencesDialog(QDialog):
         layout.addWidget(self.buttons)
         self.providers.changed.connect(self.revalidate)
         self.mcp_servers.changed.connect(self.revalidate)
+        self.usage.changed.connect(self.revalidate)
         self.finished.connect(self.mcp_servers.detach)
         for box in self.findChildren(QAbstractSpinBox):
             # the style sheets cannot indent a spin box's text (Qt ignores its left padding): match the line edits
@@ -282,7 +288,8 @@ class PreferencesDialog(QDialog):
 
     # --- validation and result ----------------------------------------------------------------------
     def problems(self) -> list[str]:
-        found = self.providers.all_problems() + self.mcp_servers.all_problems() + self.chat_defaults.problems()
+        found = (self.providers.all_problems() + self.mcp_servers.all_problems() + self.chat_defaults.problems()
+                 + self.usage.all_problems())
         searxng_problem = self._searxng_problem()
         if searxng_problem:
             found.append(f"Search: SearXNG URL: {searxng_problem}")
@@ -348,5 +355,6 @@ class PreferencesDialog(QDialog):
         data["mcp_servers"] = [server.model_dump() for server in self.mcp_servers.result()]
         data["ui"] = {"theme": self.theme.currentData(), "font_size": self.font_size.value()}
         data["chat"] = self.chat_defaults.result()
+        data["usage"] = self.usage.result()
         data.update({section: current() for section, current in self._live_sections.items()})
         return self.schema.settings_model.model_validate(data)

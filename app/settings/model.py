@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from app.engine.settings import EngineSettings
+from app.usage.settings import UsageSettings
 from orchestration.limits import LoopLimits
 from orchestration.providers.config import Capabilities
 from orchestration.redaction import is_sensitive_header
@@ -134,6 +135,8 @@ class Settings(_Section):
                                                  "offered (docs/tools.md)")
     engine: EngineSettings = Field(default_factory=EngineSettings, description="the built-in llama.cpp engine "
                                    "(provider builtin): its limits and models (docs/providers.md)")
+    usage: UsageSettings = Field(default_factory=UsageSettings, description="per-model prices and the monthly "
+                                 "budget (docs/usage.md)")
 
     @field_validator("mcp_servers")
     @classmethod

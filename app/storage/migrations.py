@@ -213,6 +213,16 @@ CREATE INDEX message_attachments_message ON message_attachments(message_id, posi
 CREATE INDEX message_attachments_sha256 ON message_attachments(sha256);
 """
 
+# What each run cost (docs/usage.md). ``cost_usd`` NULL is unknown (a model without a price, or usage not
+# reported); ``priced_at`` NULL marks a run recorded before costs existed (or imported), which
+# app/usage/backfill.py prices from its stored usage when it first reads the history.
+RUN_COSTS = """
+ALTER TABLE runs ADD COLUMN cost_usd REAL;
+ALTER TABLE runs ADD COLUMN priced_at INTEGER;
+CREATE INDEX runs_started ON runs(started_at);
+CREATE INDEX runs_unpriced ON runs(status) WHERE priced_at IS NULL;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: conversations, messages, tool calls and outputs, runs, run events, FTS5",
               INITIAL_SCHEMA),
@@ -220,6 +230,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "per-conversation chat settings: tools, reasoning effort, temperature, output-token limit",
               CHAT_SETTINGS),
     Migration(4, "attachments of user messages, by content address", MESSAGE_ATTACHMENTS),
+    Migration(5, "the cost of each run in US dollars", RUN_COSTS),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

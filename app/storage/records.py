@@ -131,6 +131,7 @@ class RunRecord:
     reasoning_tokens: int | None
     cached_tokens: int | None
     error: dict[str, Any] | None
+    cost_usd: float | None = None  # None: unknown (no price, or no usage reported), or not priced yet
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> RunRecord:
@@ -139,4 +140,5 @@ class RunRecord:
                    finish_reason=row["finish_reason"], started_at=row["started_at"], ended_at=row["ended_at"],
                    iterations=row["iterations"], input_tokens=row["input_tokens"],
                    output_tokens=row["output_tokens"], reasoning_tokens=row["reasoning_tokens"],
-                   cached_tokens=row["cached_tokens"], error=loads_or_none(row["error"]))
+                   cached_tokens=row["cached_tokens"], error=loads_or_none(row["error"]),
+                   cost_usd=row.get("cost_usd"))

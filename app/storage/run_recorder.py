@@ -99,6 +99,7 @@ class RunRecorder:
         self._events: list[RunEvent] = []
         self._error: RunError | None = None
         self._usage_unknown = False  # a model call finished without reporting usage
+        self._costs: list[float | None] = []  # each usage event's cost_usd
         self._provider: str | None = None
         self._model: str | None = None
         self._dirty = False
@@ -212,6 +213,9 @@ class RunRecorder:
             counts = {"input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
                       "reasoning_tokens": event.reasoning_tokens, "cached_tokens": event.cached_tokens}
             turn.usage = {k: (turn.usage or {}).get(k, 0) + v for k, v in counts.items()}
+            if event.cache_write_tokens:
+                turn.usage["cache_write_tokens"] = turn.usage.get("cache_write_tokens", 0) + event.cache_write_tokens
+            self._costs.append(event.cost_usd)
         elif kind == "model_call_finished" and event.input_tokens is None:
             self._usage_unknown = True
         elif kind == "warning" and event.code == "TOOL_CALLS_IGNORED":
@@ -355,6 +359,9 @@ class RunRecorder:
         # Unknown (NULL), not 0, when no call reported usage or a completed call reported none.
         totals: dict[str, int | None] = (dict.fromkeys(keys) if not reported or self._usage_unknown
                                          else {k: sum(u.get(k, 0) for u in reported) for k in keys})
+        # The run's cost: the calls' sum; unknown when any call's price or usage was.
+        cost = (None if totals["input_tokens"] is None or any(c is None for c in self._costs)
+                else sum(c for c in self._costs if c is not None))
         iterations = max((e.iteration for e in self._events), default=0)
         error = None
         if self._error is not None:
@@ -362,11 +369,11 @@ class RunRecorder:
                                 "message": redact_text(self._error.message, self.secrets)})
         self.history.db.execute(
             "UPDATE runs SET status = ?, finish_reason = ?, ended_at = ?, iterations = ?, input_tokens = ?, "
-            "output_tokens = ?, reasoning_tokens = ?, cached_tokens = ?, error = ?, provider = ?, model = ? "
-            "WHERE id = ?",
+            "output_tokens = ?, reasoning_tokens = ?, cached_tokens = ?, error = ?, provider = ?, model = ?, "
+            "cost_usd = ?, priced_at = ? WHERE id = ?",
             [status, finish_reason, now_ms(), iterations, totals["input_tokens"], totals["output_tokens"],
              totals["reasoning_tokens"], totals["cached_tokens"], error, self._provider, self._model,
-             self.ids.run_id])
+             cost, now_ms(), self.ids.run_id])
 
     def _write_events(self) -> None:
         assert self.ids is not None

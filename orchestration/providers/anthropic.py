@@ -177,7 +177,8 @@ def usage_from_anthropic(raw: dict[str, Any]) -> TokenUsage:
     cache_read = wire_values.count(raw, "cache_read_input_tokens") or 0
     cache_write = wire_values.count(raw, "cache_creation_input_tokens") or 0
     return TokenUsage(input_tokens=(wire_values.count(raw, "input_tokens") or 0) + cache_read + cache_write,
-                      output_tokens=wire_values.count(raw, "output_tokens") or 0, cached_tokens=cache_read, raw=raw)
+                      output_tokens=wire_values.count(raw, "output_tokens") or 0, cached_tokens=cache_read,
+                      cache_write_tokens=cache_write, raw=raw)
 
 
 class AnthropicReader(WireReader):

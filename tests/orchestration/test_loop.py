@@ -151,7 +151,7 @@ def assert_valid_stream(recorder: Recorder) -> None:
     for event in recorder.events:
         again = parse_event(event.model_dump_json())
         assert again == event
-        assert event.v == "1.3"
+        assert event.v == "1.4"
 
 
 def test_each_model_call_is_bracketed_by_started_and_finished(scripted, registry):

@@ -40,9 +40,9 @@ def test_reported_usage_is_counted() -> None:
     assert result.usage is not None and result.usage.input_tokens == 3
 
 
-def test_the_contract_is_1_3_and_older_events_parse() -> None:
-    assert CONTRACT_VERSION == "1.3"
-    for version in ("1.1", "1.2"):
+def test_the_contract_is_1_4_and_older_events_parse() -> None:
+    assert CONTRACT_VERSION == "1.4"
+    for version in ("1.1", "1.2", "1.3"):
         old = parse_event(f'{{"v": "{version}", "run_id": "r", "seq": 3, "ts": 0, "iteration": 1, '
                           '"type": "model_call_finished", "finish_reason": "stop", "duration_ms": 4, '
                           '"input_tokens": 12, "output_tokens": 7, "reasoning_tokens": 0, "cached_tokens": 0}')

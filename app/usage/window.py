@@ -1,0 +1,196 @@
+"""Usage and cost in the window: the status bar's spend (this chat, today, this month), the budget banner and
+the question before a run over budget, the answers' footers when a conversation is opened, and the usage
+dialog with its CSV export. Kept out of app/chat_session.py, which only creates it and asks it two things.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+from app.conversation_files import documents_folder
+from app.errors import EnvironmentProblem
+from app.history_command import write_file_atomically
+from app.storage import History, StorageError
+from app.usage.backfill import price_unpriced_runs
+from app.usage.budget import BudgetStatus, budget_status
+from app.usage.prices import PRICE_SOURCE, Pricer, pricers_from_settings, warm_up
+from app.usage.report import (
+    by_provider_and_model,
+    conversation_cost,
+    last_days,
+    rows_csv,
+    run_usage,
+    today_and_month,
+)
+from widgets.budget_banner import BudgetBanner
+from widgets.cost_text import answer_detail, answer_footer, money, spend_text
+from widgets.safe_text import plain_label
+from widgets.usage_chart import DayPoint
+from widgets.usage_dialog import UsageDialog, UsageLine
+
+if TYPE_CHECKING:
+    from app.chat_session import ChatSession
+
+CHART_DAYS = 30
+
+
+def ask_over_budget(parent: QWidget, status: BudgetStatus) -> bool:
+    """A modal question: send this run although the month's budget is spent?"""
+    box = QMessageBox(QMessageBox.Icon.Warning, "Monthly budget reached", status.message(),
+                      QMessageBox.StandardButton.Cancel, parent)
+    box.setObjectName("budgetQuestion")
+    box.setInformativeText("Send this message anyway?")
+    send = box.addButton("Send anyway", QMessageBox.ButtonRole.AcceptRole)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.exec()
+    return box.clickedButton() is send
+
+
+def choose_csv_path(parent: QWidget | None) -> str | None:
+    suggested = documents_folder() / f"parley-usage-{date.today().isoformat()}.csv"
+    path, _ = QFileDialog.getSaveFileName(parent, "Export usage as CSV", str(suggested), "CSV (*.csv)")
+    return path or None
+
+
+class UsageWiring(QObject):
+    def __init__(self, session: ChatSession) -> None:
+        super().__init__(session)
+        self.session = session
+        window = session.window
+        self.spend_label = plain_label("")
+        self.spend_label.setAccessibleName("Spend")
+        window.statusBar().addPermanentWidget(self.spend_label)
+        self.banner = BudgetBanner()
+        layout = window.banner.parentWidget().layout()
+        layout.insertWidget(layout.indexOf(window.banner) + 1, self.banner)
+        self.dialog: UsageDialog | None = None
+        self.ask: Callable[[BudgetStatus], bool] = lambda status: ask_over_budget(window, status)
+        self.choose_csv_path: Callable[[], str | None] = lambda: choose_csv_path(self.dialog or window)
+        window.menus.usage_requested.connect(self.open_dialog)
+        session.controller.run_finished.connect(lambda _result: self.refresh())
+        window.conversations.conversation_selected.connect(lambda _cid: self.refresh())
+        window.conversations.new_chat_requested.connect(self.refresh)
+        warm_up()  # the first answer's cost then needs no wait for the price table
+        self.refresh()
+
+    # --- reading ------------------------------------------------------------------------------------
+    def _priced_history(self) -> History | None:
+        """The history with every run priced (runs from before costs existed get theirs here, once)."""
+        history = self.session.history
+        if history is not None:
+            settings = self.session.settings
+            price_unpriced_runs(history, pricers_from_settings(settings.providers, settings.usage.prices))
+        return history
+
+    def refresh(self) -> None:
+        """Status bar spend, and the budget banner."""
+        budget = self.session.settings.usage.monthly_budget_usd
+        try:
+            history = self._priced_history()
+            if history is None:
+                self.spend_label.setText("")
+                return
+            today, month = today_and_month(history)
+            cid = self.session.conversation_id
+            chat = conversation_cost(history, cid) if cid is not None else None
+        except StorageError as problem:
+            self.spend_label.setText("Spend: unavailable")
+            self.spend_label.setToolTip(str(problem))
+            return
+        self.spend_label.setText(spend_text(today.cost_usd, month.cost_usd, budget,
+                                            chat=None if chat is None else chat.cost_usd,
+                                            chat_unknown=bool(chat and chat.unpriced)))
+        unknown = month.unpriced + today.unpriced
+        self.spend_label.setToolTip(
+            "Spend of this conversation, today and this month (US dollars)"
+            + (f"; runs with no known price are not counted ({month.unpriced} this month)" if unknown else "")
+            + f". Prices: {PRICE_SOURCE}.")
+        status = BudgetStatus(month.cost_usd, budget, month.unpriced)
+        self.banner.set_level(status.level, status.message())
+
+    def footers(self, conversation_id: int) -> dict[str, tuple[str, str]]:
+        """Each answer's footer and tooltip, by run id."""
+        try:
+            history = self._priced_history()
+            runs = [] if history is None else run_usage(history, conversation_id)
+        except StorageError:
+            return {}
+        return {run_id: (answer_footer(inp, out, cost), answer_detail(inp, out, cached, reasoning, cost))
+                for run_id, inp, out, cached, reasoning, cost in runs if inp is not None}
+
+    # --- the budget question --------------------------------------------------------------------------
+    def confirm_spend(self, pricer: Pricer | None) -> bool:
+        """True when the run may be sent: under budget, a local provider, or the user said so."""
+        budget = self.session.settings.usage.monthly_budget_usd
+        if budget is None:
+            return True
+        try:
+            status = budget_status(self._priced_history(), budget)
+        except StorageError:
+            return True  # the spend cannot be read: the budget cannot be enforced, the run is not blocked
+        local = pricer is not None and pricer.local
+        self.banner.set_level(status.level, status.message())
+        return not status.asks_before(local) or self.ask(status)
+
+    # --- the dialog ---------------------------------------------------------------------------------
+    def open_dialog(self) -> UsageDialog:
+        if self.dialog is None:
+            self.dialog = UsageDialog(self.session.window)
+            self.dialog.export_requested.connect(self.export_csv)
+        self.fill_dialog(self.dialog)
+        if self.dialog.isVisible():
+            self.dialog.raise_()
+        else:
+            self.dialog.show()
+        return self.dialog
+
+    def fill_dialog(self, dialog: UsageDialog, today: date | None = None) -> None:
+        end = today or date.today()
+        settings = self.session.settings
+        try:
+            history = self._priced_history()
+            days = [] if history is None else last_days(history, CHART_DAYS, end)
+            lines = [] if history is None else by_provider_and_model(history, end - timedelta(days=CHART_DAYS - 1))
+            month = budget_status(history, settings.usage.monthly_budget_usd, end) if history is not None else None
+            spent = today_and_month(history, end)[1] if history is not None else None
+        except StorageError as problem:
+            dialog.set_data([], [], summary=str(problem), source="")
+            return
+        total = sum(d.cost_usd for d in days)
+        summary = f"Last {CHART_DAYS} days: {money(total)}."
+        if spent is not None:
+            summary += f" This month: {money(spent.cost_usd)}"
+            if settings.usage.monthly_budget_usd is not None and month is not None:
+                summary += (f" of the {money(settings.usage.monthly_budget_usd)} budget "
+                            f"({month.spent / settings.usage.monthly_budget_usd:.0%})")
+            summary += "."
+        unknown = sum(d.unpriced for d in days)
+        if unknown:
+            summary += f" {unknown} run(s) have no known price and are not counted."
+        dialog.set_data(
+            [DayPoint(d.key, d.cost_usd, d.input_tokens + d.output_tokens, d.runs, d.unpriced) for d in days],
+            [UsageLine(r.provider, r.model, r.runs, r.input_tokens, r.output_tokens, r.cost_usd, r.unpriced)
+             for r in lines],
+            summary=summary,
+            source=f"Prices: {PRICE_SOURCE}, bundled with Parley and never fetched; local models cost $0.00; "
+                   "set your own per model in Preferences > Usage.")
+
+    def export_csv(self) -> None:
+        """The last 30 days, one row per day, to a file the user picks."""
+        path = self.choose_csv_path()
+        if not path:
+            return
+        try:
+            history = self._priced_history()
+            days = [] if history is None else last_days(history, CHART_DAYS)
+            write_file_atomically(Path(path), rows_csv(days, "day"))
+        except EnvironmentProblem as problem:  # StorageError included
+            QMessageBox.warning(self.dialog or self.session.window, "Export usage", str(problem))
+            return
+        self.session.window.statusBar().showMessage(f"Exported usage to {path}.", 5000)
