@@ -31,6 +31,7 @@ from app.conversation_files import (
     write_export,
 )
 from app.conversation_views import ConversationViews
+from app.engine.local_models_panel import attach_local_models
 from app.engine.manager import BuiltinEngine
 from app.engine.window_link import EngineLink, builtin_choices, welcome_note
 from app.errors import EnvironmentProblem
@@ -342,6 +343,7 @@ class ChatSession(QObject):
         dialog.accepted.connect(lambda: self.apply_preferences(
             dialog.result_settings(), provider_renames=dialog.providers.renames(),
             mcp_renames=dialog.mcp_servers.renames()))
+        attach_local_models(dialog, self)
         dialog.finished.connect(self._preferences_closed)
         dialog.finished.connect(dialog.deleteLater)
         self.preferences = dialog

@@ -1,8 +1,8 @@
 """``parley local``: the built-in engine's model library (list, add, remove, default) in the settings file.
 
 Adding checks the file is a GGUF model before anything is saved, so a wrong file is never registered. The
-demo model that comes with Parley is always listed and cannot be removed. ``download`` (from Hugging Face) is
-not built yet and says so.
+demo model that comes with Parley is always listed and cannot be removed. ``download`` (from Hugging Face)
+lives in app/local_download_command.py.
 """
 
 from __future__ import annotations
@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
+from app import local_download_command
 from app.cli_common import EXIT_ERROR, EXIT_OK, UsageError
 from app.cli_context import paths_from_args, settings_from_args
-from app.engine import library
+from app.engine import library, memory
 from app.settings import save_settings
 
 
@@ -34,9 +36,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     remove.add_argument("name", metavar="NAME")
     default = actions.add_parser("default", parents=parents, help="the model `--provider builtin` uses")
     default.add_argument("name", metavar="NAME")
-    download = actions.add_parser("download", parents=parents, help="download a GGUF file (not available yet)")
-    download.add_argument("repo", metavar="REPO")
-    download.add_argument("file", metavar="FILE")
+    download = actions.add_parser("download", parents=parents, help="download a GGUF file from Hugging Face",
+                                  description="Download a GGUF model from Hugging Face (HF_ENDPOINT) into the data "
+                                              "folder and add it; Ctrl+C stops, the same command continues.")
+    local_download_command.add_arguments(download)
 
 
 def run_local(args: argparse.Namespace) -> int:
@@ -44,9 +47,7 @@ def run_local(args: argparse.Namespace) -> int:
     if action == "list":
         return _list(args)
     if action == "download":
-        print("parley: downloading models is not available yet; download the .gguf file yourself and run "
-              "`parley local add PATH`", file=sys.stderr)
-        return EXIT_ERROR
+        return local_download_command.run_download(args)
     settings = settings_from_args(args)
     engine = settings.engine
     if action == "add":
@@ -60,6 +61,9 @@ def run_local(args: argparse.Namespace) -> int:
         if args.default:
             engine.default_model = entry.name
         message = f"added {entry.name} ({entry.path})" + (", the default model" if args.default else "")
+        warning = memory.too_big_warning(Path(entry.path).stat().st_size)
+        if warning:
+            message += f"\nparley: note: {warning}"
     elif action == "remove":
         try:
             library.remove(engine, args.name)

@@ -1,8 +1,8 @@
 """Screenshots of the real window (``make screenshots``): a tool-using answer (heading, list, table, inline and
 display math, quote, code block) with reasoning and search results, a regenerated answer with its message
-actions and ‹ 2/2 › switcher, the run inspector, a conversation search, the preferences, the composer's chat
-settings and tool picker, and a question with an attached image and PDF and its answer, in the light and the
-dark theme.
+actions and ‹ 2/2 › switcher, the run inspector, a conversation search, the preferences (Local models
+included), the composer's chat settings and tool picker, and a question with an attached image and PDF and its
+answer, in the light and the dark theme.
 
 Runs the app against a scripted OpenAI-compatible server and a SearXNG-shaped search server, both on loopback,
 each theme in its own fresh data folder (under ``$TMPDIR/parley-screenshots``, emptied first) holding a few
@@ -224,6 +224,27 @@ def shoot_message_actions(loop, window, session, path: Path) -> bool:
     return True
 
 
+def warm_model_info(session) -> None:
+    """The local models' GGUF metadata read now, into the cache the Local models tab reads first, so the tab
+    shows it at once instead of starting a child process to read it while the pictures are taken."""
+    from app.engine import library
+    from app.engine.gguf_info import InfoCache
+
+    cache = InfoCache(session.engine.log_path.parent)
+    for entry in library.models(session.settings.engine):
+        cache.read(entry.path)
+
+
+def shoot_local_models(preferences, settle, path: Path) -> None:
+    """Preferences > Local models, the demo model selected."""
+    panel = preferences.local_models_panel
+    preferences.tabs.setCurrentWidget(panel.tab)
+    panel.tab.select(panel.tab.rows[0].name)
+    settle()
+    assert all(row.quantization for row in panel.tab.rows), panel.tab.rows
+    preferences.grab().save(str(path))
+
+
 def save_with_popup(window, popup, path: Path) -> None:
     """The window with a popup (a separate top-level widget, which ``window.grab()`` leaves out) drawn where it
     shows on screen."""
@@ -345,6 +366,7 @@ def main(argv: list[str]) -> int:
                 window.inspector.timeline.setCurrentItem(window.inspector.timeline.topLevelItem(0))
                 settle()
                 window.grab().save(str(out / "inspector-raw-light.png"))
+                warm_model_info(session)
                 preferences = session.open_preferences()
                 preferences.resize(900, 600)
                 settle()
@@ -353,6 +375,7 @@ def main(argv: list[str]) -> int:
                     preferences.tabs.setCurrentWidget(tab)
                     settle()
                     preferences.grab().save(str(out / f"preferences-{name}-light.png"))
+                shoot_local_models(preferences, settle, out / "preferences-local-models-light.png")
                 preferences.reject()
                 window.toggle_inspector()  # closed again, so the composer's popups are seen against the chat
                 composer = window.composer

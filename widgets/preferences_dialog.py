@@ -11,7 +11,7 @@ its field and OK stays disabled until none is left.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from annotated_types import Ge, Gt, Le
@@ -97,6 +97,7 @@ class PreferencesDialog(QDialog):
         self.resize(820, 560)
         self.schema = schema
         self.original = settings.model_copy(deep=True)
+        self._live_sections: dict[str, Callable[[], Any]] = {}
         self.keys = keys
 
         self.keyring_notice = plain_label("")
@@ -149,6 +150,11 @@ class PreferencesDialog(QDialog):
         self.revalidate()
 
     # --- tabs ---------------------------------------------------------------------------------------
+    def add_live_tab(self, widget: QWidget, title: str, section: str, current: Callable[[], Any]) -> None:
+        """A tab whose changes apply at once (Local models): OK keeps settings ``section`` as ``current()``."""
+        self.tabs.addTab(widget, title)
+        self._live_sections[section] = current
+
     def _search_tab(self, settings: Any) -> QWidget:
         chosen = settings.search
         self.search_backend = QComboBox()
@@ -353,4 +359,5 @@ class PreferencesDialog(QDialog):
         data["ui"] = {"theme": self.theme.currentData(), "font_size": self.font_size.value()}
         data["chat"] = self.chat_defaults.result()
         data["usage"] = self.usage.result()
+        data.update({section: current() for section, current in self._live_sections.items()})
         return self.schema.settings_model.model_validate(data)

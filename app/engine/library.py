@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.engine import gguf_info
 from app.engine.settings import EngineSettings, LocalModel
 
 DEMO_MODEL = "smollm2-135m-instruct"
@@ -124,11 +125,21 @@ def name_for(path: Path) -> str:
     return (cleaned or "model")[:80]
 
 
+def check_whole(path: Path) -> gguf_info.GgufInfo:
+    """``check_gguf``, then the whole header read and the tensors found inside the file (a truncated
+    download is refused here); returns the metadata. Raises ModelFileError."""
+    check_gguf(path)
+    try:
+        return gguf_info.read_info(path)
+    except gguf_info.DamagedModelError as exc:
+        raise ModelFileError(str(exc)) from None
+
+
 def add(settings: EngineSettings, path: str | os.PathLike[str], name: str | None = None) -> LocalModel:
     """Check ``path`` and add it under ``name`` (default: from the file name); returns the new entry (the
     caller saves the settings). Raises ModelFileError or ValueError for a name that is taken."""
     resolved = Path(path).expanduser().resolve()
-    check_gguf(resolved)
+    check_whole(resolved)
     entry = LocalModel(name=name or name_for(resolved), path=str(resolved))
     taken = {m.name for m in models(settings)}
     if entry.name in taken:

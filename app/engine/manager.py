@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from app.engine import library
+from app.engine import library, memory
 from app.engine.process import START_TIMEOUT_S, EngineProcess, EngineStartError, LaunchSpec
 from app.engine.settings import EngineSettings
 
@@ -62,6 +62,10 @@ class BuiltinEngine:
     # --- listeners ----------------------------------------------------------------------------------
     def add_listener(self, listener: Listener) -> None:
         self._listeners.append(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
 
     def _set(self, status: EngineStatus) -> None:
         self.status = status
@@ -120,9 +124,13 @@ class BuiltinEngine:
             raise EngineStartError(str(exc)) from None
         spec = LaunchSpec(entry.path, entry.name, self.settings.context_size, self.settings.effective_threads(),
                           self.settings.gpu_layers)
+        too_big = memory.too_big_warning(entry.path.stat().st_size)
+        if too_big:
+            log.warning("built-in engine, %s: %s", entry.name, too_big)
         for attempt in range(PORT_RETRIES + 1):
             process = EngineProcess(spec, self.log_path, **({"python": self.python} if self.python else {}))
-            self._set(EngineStatus("starting", entry.name, f"starting the built-in engine with {entry.label}"))
+            self._set(EngineStatus("starting", entry.name, f"starting the built-in engine with {entry.label}"
+                                   + (f"; note: {too_big}" if too_big else "")))
             try:
                 process.launch()
                 self._process = process

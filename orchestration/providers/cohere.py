@@ -11,23 +11,22 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any, assert_never
+from typing import Any
 
 from orchestration.engine import ModelFinish, ModelRequest, NamedToolChoice, ProviderEvent, TokenUsage
 from orchestration.errors import StreamError
 from orchestration.messages import (
     AssistantMessage,
-    ImagePart,
     ReasoningPart,
     SystemMessage,
     TextPart,
     ToolResultMessage,
     UserMessage,
-    user_content,
 )
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
 from orchestration.providers.config import ProviderConfig
+from orchestration.providers.openai_chat import user_to_wire  # Cohere v2 takes OpenAI's user content items
 from orchestration.reasoning_effort import ReasoningEffort
 
 CHAT_PATH = "v2/chat"
@@ -65,21 +64,6 @@ def _assistant_to_wire(message: AssistantMessage) -> dict[str, Any]:
     if content or not message.tool_calls:
         out["content"] = content or ""
     return out
-
-
-def user_to_wire(message: UserMessage) -> dict[str, Any]:
-    """Plain text stays a string; with attachments, content items ``text`` and ``image_url`` (a data URL)."""
-    if not message.attachments:
-        return {"role": "user", "content": message.content}
-    content: list[dict[str, Any]] = []
-    for piece in user_content(message):
-        if isinstance(piece, TextPart):
-            content.append({"type": "text", "text": piece.text})
-        elif isinstance(piece, ImagePart):
-            content.append({"type": "image_url", "image_url": {"url": piece.data_url()}})
-        else:
-            assert_never(piece)
-    return {"role": "user", "content": content}
 
 
 def messages_to_wire(request: ModelRequest) -> list[dict[str, Any]]:

@@ -1,5 +1,5 @@
 """``parley local`` as a real process: the demo model is listed, a GGUF file is added (and a file that is not
-one is refused and nothing is saved), made the default, and removed; ``download`` says it is not there yet."""
+one is refused and nothing is saved), made the default, and removed."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 from app.engine.library import DEMO_MODEL
 from tests.e2e.test_cli_chat import parley
+from tests.support.gguf_files import write_gguf
 
 
 def settings_file() -> Path:
@@ -22,7 +23,7 @@ def test_the_library_from_add_to_remove(tmp_path: Path) -> None:
     assert rows[0]["name"] == DEMO_MODEL and rows[0]["default"] and rows[0]["demo"]
 
     model = tmp_path / "Tiny-Model.Q8_0.gguf"
-    model.write_bytes(b"GGUF" + b"\0" * 4096)
+    write_gguf(model)
     added = parley("local", "add", str(model), "--default")
     assert added.returncode == 0, added.stderr
     assert "added tiny-model.q8_0" in added.stderr
@@ -55,21 +56,3 @@ def test_unknown_names_and_the_demo_model_are_usage_errors() -> None:
     assert demo.returncode == 2 and "cannot be removed" in demo.stderr
 
 
-def test_download_says_it_is_not_available_yet() -> None:
-    result = parley("local", "download", "org/repo", "model.gguf")
-    assert result.returncode == 1 and "parley local add PATH" in result.stderr
-
-
-def test_models_local_lists_the_builtin_engine_beside_the_servers_found() -> None:
-    from tests.support.llama_server import llama_cpp_missing
-
-    result = parley("models", "--local", "--json", timeout=60)
-    assert result.returncode == 0, result.stderr
-    builtin = [row for row in json.loads(result.stdout) if row["preset"] == "builtin"]
-    if llama_cpp_missing():
-        assert builtin == []  # not installed: not offered
-    else:
-        assert builtin == [{"preset": "builtin", "title": "Built-in engine", "base_url": None,
-                            "models": [DEMO_MODEL]}]
-        text = parley("models", "--local", timeout=60)
-        assert f"Built-in engine (--provider builtin, started when needed): {DEMO_MODEL}" in text.stdout

@@ -14,6 +14,7 @@ from tests.support.cli_process import REPO
 PICTURES = ["window-light-search", "window-light-reasoning", "window-dark-search", "window-dark-reasoning",
             "conversation-search-light", "conversation-search-dark", "inspector-light", "inspector-dark",
             "inspector-raw-light", "preferences-light", "preferences-mcp-light", "preferences-workspace-light",
+            "preferences-local-models-light",
             "message-actions-light", "message-actions-dark", "chat-settings-light", "tool-picker-light",
             "window-light-attachments", "window-dark-attachments"]
 

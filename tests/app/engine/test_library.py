@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from app.engine import library
 from app.engine.settings import EngineSettings, LocalModel, default_threads
+from tests.support.gguf_files import write_gguf
 
 
 def test_the_demo_model_is_found_inside_its_wheel_without_importing_it() -> None:
@@ -24,7 +25,7 @@ def test_the_demo_model_is_found_inside_its_wheel_without_importing_it() -> None
 
 def test_a_gguf_file_is_added_under_a_name_from_its_file_name(tmp_path: Path) -> None:
     path = tmp_path / "Qwen2.5-0.5B-Instruct Q4_K_M.gguf"
-    path.write_bytes(b"GGUF" + b"\0" * 4096)
+    write_gguf(path)
     settings = EngineSettings()
     entry = library.add(settings, path)
     assert entry == LocalModel(name="qwen2.5-0.5b-instruct-q4_k_m", path=str(path.resolve()))
@@ -46,6 +47,16 @@ def test_a_file_that_is_not_a_model_is_refused_and_not_kept(tmp_path: Path, cont
     assert settings.models == []
 
 
+def test_a_truncated_gguf_file_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    whole = write_gguf(tmp_path / "whole.gguf", tensor_bytes=8192)
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(whole.read_bytes()[:-3000])  # the header is intact, the tensor data is not
+    settings = EngineSettings()
+    with pytest.raises(library.ModelFileError, match=r"truncated.*download it again"):
+        library.add(settings, cut)
+    assert settings.models == []
+
+
 def test_missing_files_and_folders_are_refused_with_what_to_do(tmp_path: Path) -> None:
     with pytest.raises(library.ModelFileError, match="no such file"):
         library.add(EngineSettings(), tmp_path / "absent.gguf")
@@ -55,7 +66,7 @@ def test_missing_files_and_folders_are_refused_with_what_to_do(tmp_path: Path) -
 
 def test_removing_forgets_the_model_and_its_default_but_not_the_demo(tmp_path: Path) -> None:
     path = tmp_path / "m.gguf"
-    path.write_bytes(b"GGUF" + b"\0" * 4096)
+    write_gguf(path)
     settings = EngineSettings()
     library.add(settings, path, "mine")
     settings.default_model = "mine"

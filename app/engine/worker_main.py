@@ -1,0 +1,52 @@
+"""The window's model work in a child process: ``python -m app.engine.worker_main info PATH`` or ``download
+REPO FILE MODELS_DIR``, reporting as JSON lines on stdout.
+
+Run as a child rather than a thread so the window's process never does it: reading a GGUF header and
+downloading allocate a lot, and a garbage collection started on a worker thread could destroy Qt objects from
+that thread; a damaged file that crashes the parser takes down this child, not the window. Stopping a download
+is killing the child: the part file keeps what was written and the next download continues from it.
+
+Lines: ``{"progress": [phase, done, total]}``, then ``{"info": {...}}``, ``{"path": "..."}`` or
+``{"error": "...", "kind": "damaged" | "download" | "failed"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+
+def say(**message: object) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def main(argv: list[str]) -> int:
+    from app.engine import download, gguf_info
+
+    try:
+        if argv[:1] == ["info"] and len(argv) == 2:
+            say(info=asdict(gguf_info.read_info(Path(argv[1]))))
+        elif argv[:1] == ["download"] and len(argv) == 4:
+            path = download.download(argv[1], argv[2], Path(argv[3]),
+                                     progress=lambda phase, done, total: say(progress=[phase, done, total]))
+            say(path=str(path))
+        else:
+            say(error=f"usage: info PATH | download REPO FILE DIR (got {argv})", kind="failed")
+            return 2
+    except gguf_info.DamagedModelError as exc:
+        say(error=str(exc), kind="damaged")
+        return 1
+    except download.DownloadError as exc:
+        say(error=str(exc), kind="download")
+        return 1
+    except OSError as exc:
+        say(error=str(exc), kind="failed")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
