@@ -18,6 +18,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from app import startup_trace
+from app.gui_thread_gc import GuiThreadCollector
 from widgets.main_window import MainWindow
 from widgets.theme import apply_theme
 
@@ -71,6 +72,7 @@ def main(data_dir: str | None = None) -> int:
     app.setOrganizationName("Parley")
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    collector = GuiThreadCollector(app)  # app/gui_thread_gc.py: no Qt object is ever collected off this thread
     window = MainWindow()
     window.composer.setEnabled(False)  # until the session is attached, right after the first paint
     theme = apply_theme(app, "system")
@@ -124,4 +126,5 @@ def main(data_dir: str | None = None) -> int:
     for session in sessions:
         if session.history is not None:
             session.history.close()
+    collector.stop()
     return 0

@@ -58,6 +58,26 @@ def qasync_loop(qapp):
     gc.collect()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _collect_on_the_main_thread_only():
+    """The app collects cycles on the GUI thread only (app/gui_thread_gc.py); the tests do the same, between
+    tests: a collection started by a loopback server's thread could otherwise destroy a Qt object left in a
+    cycle by an earlier test from that thread, and crash a later test inside Qt's event processing."""
+    import gc
+
+    gc.disable()
+    yield
+    gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def _collect_after_each_test():
+    yield
+    import gc
+
+    gc.collect()
+
+
 @pytest.fixture(autouse=True)
 def parley_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test (and every `parley` process it starts) keeps history and settings in its own temporary folder,
