@@ -4,10 +4,10 @@ changes (80 % to 100 %, or a new month brings it back down), so it does not nag 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 
-from widgets.icons import icon
+from widgets.warning_banner import banner_close_button
 
 
 class BudgetBanner(QFrame):
@@ -21,14 +21,7 @@ class BudgetBanner(QFrame):
         self.text.setObjectName("bannerMessage")
         self.text.setTextFormat(Qt.TextFormat.PlainText)
         self.text.setWordWrap(True)
-        close = QToolButton(self)
-        close.setObjectName("bannerClose")
-        close.setIcon(icon("close"))
-        close.setIconSize(QSize(14, 14))
-        close.setAutoRaise(True)
-        close.setAccessibleName("Close the budget notice")
-        close.setToolTip("Close")
-        close.clicked.connect(self.dismiss)
+        close = banner_close_button(self, "Close the budget notice", self.dismiss)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(12, 8, 8, 8)
         layout.addWidget(self.text, 1)

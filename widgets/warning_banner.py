@@ -8,6 +8,7 @@ here: errors belong in the conversation, next to the answer they ended.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QSize, Qt
@@ -20,6 +21,19 @@ if TYPE_CHECKING:  # events are told apart by their `type`, so no runtime import
     from orchestration.events import RunEvent
 
 BANNER_ICON_PX = 18
+
+
+def banner_close_button(banner: QWidget, accessible_name: str, on_click: Callable[[], object]) -> QToolButton:
+    """The small flat close button every banner above the chat has (styled as ``#bannerClose``)."""
+    close = QToolButton(banner)
+    close.setObjectName("bannerClose")
+    close.setIcon(icon("close"))
+    close.setIconSize(QSize(14, 14))
+    close.setAutoRaise(True)
+    close.setAccessibleName(accessible_name)
+    close.setToolTip("Close")
+    close.clicked.connect(on_click)
+    return close
 
 
 class WarningBanner(QFrame):
@@ -46,14 +60,7 @@ class WarningBanner(QFrame):
         self._text.setWordWrap(True)
         self._text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._text.setAccessibleName("Warning messages")
-        close = QToolButton(self)
-        close.setObjectName("bannerClose")
-        close.setIcon(icon("close"))
-        close.setIconSize(QSize(14, 14))
-        close.setAutoRaise(True)
-        close.setAccessibleName("Close the warnings")
-        close.setToolTip("Close")
-        close.clicked.connect(self.dismiss)
+        close = banner_close_button(self, "Close the warnings", self.dismiss)
         self._close = close
 
         layout = QHBoxLayout(self)
