@@ -66,7 +66,7 @@ def _coalesced_stored(stored: Iterable[dict[str, Any]]) -> Iterator[dict[str, An
                                   or data.get("iteration") != first.get("iteration")):
             yield {**first, "content": "".join(pieces)}
             first, pieces = None, []
-        if data.get("type") in _TEXT and isinstance(data.get("content"), str):
+        if isinstance(data.get("type"), str) and data["type"] in _TEXT and isinstance(data.get("content"), str):
             first = first or data
             pieces.append(data["content"])
         else:
