@@ -122,7 +122,7 @@ class ModelCallTrace:
 
 
 def _is_delta(event: RunEvent) -> bool:
-    from orchestration.events import ContentDelta, ReasoningDelta
+    from orchestration.events import ContentDelta, ReasoningDelta  # here: see the TYPE_CHECKING note above
 
     return isinstance(event, ContentDelta | ReasoningDelta)
 
