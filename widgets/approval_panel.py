@@ -32,6 +32,8 @@ from widgets.safe_text import visible_controls
 
 ARGUMENTS_COLLAPSED_LINES = 6
 """Lines of arguments shown before "Show all" is pressed; the box scrolls until then."""
+ARGUMENTS_MIN_LINES = 2
+"""In a window too short for more, the box shows at least this many lines (it scrolls) beside the decisions."""
 PANEL_MAX_HEIGHT_PX = 420
 """The panel scrolls when a batch is taller, so the conversation stays in view."""
 PANEL_MAX_SHARE = 0.5
@@ -75,7 +77,7 @@ class _CallCard(QFrame):
         self.arguments.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.arguments.setAccessibleName(f"Arguments of {call.name}")
         self._line_height = self.arguments.fontMetrics().lineSpacing()
-        self._expanded_cap_px: int | None = None  # set by the panel: the most the expanded box may take
+        self._cap_px: int | None = None  # set by the panel: the most the box may take where it is shown
         lines = self.arguments.document().blockCount()
         self.arguments.setFixedHeight(self._height_for(min(lines, ARGUMENTS_COLLAPSED_LINES)))
         self.expand = QPushButton("Show all")
@@ -116,19 +118,16 @@ class _CallCard(QFrame):
         """The card's height without its arguments box: title, decision row, margins."""
         return self.sizeHint().height() - self.arguments.height()
 
-    def set_expanded_cap(self, pixels: int) -> None:
-        """The tallest the expanded box may be, so the whole card (its decisions too) fits where it is shown."""
-        self._expanded_cap_px = max(pixels, self._height_for(ARGUMENTS_COLLAPSED_LINES))
-        if self.is_expanded():
-            self._apply_height(expanded=True)
+    def set_cap(self, pixels: int) -> None:
+        """The tallest the box may be (collapsed or expanded), so the whole card, its decisions too, fits where
+        it is shown; never below ``ARGUMENTS_MIN_LINES``."""
+        self._cap_px = max(pixels, self._height_for(ARGUMENTS_MIN_LINES))
+        self._apply_height(self.is_expanded())
 
     def _apply_height(self, expanded: bool) -> None:
-        if not expanded:
-            self.arguments.setFixedHeight(self._height_for(ARGUMENTS_COLLAPSED_LINES))
-            return
-        full = self._height_for(self.arguments.document().blockCount())
-        cap = self._expanded_cap_px
-        self.arguments.setFixedHeight(full if cap is None else min(full, cap))
+        lines = self.arguments.document().blockCount()
+        wanted = self._height_for(lines if expanded else min(lines, ARGUMENTS_COLLAPSED_LINES))
+        self.arguments.setFixedHeight(wanted if self._cap_px is None else min(wanted, self._cap_px))
 
     def _toggle_expanded(self) -> None:
         expanded = not self.is_expanded()
@@ -163,7 +162,7 @@ class ApprovalPanel(QFrame):
         self.deny_all = QPushButton("Deny all")
         self.deny_all.setAccessibleName("Deny all pending tool calls")
         self.deny_all.clicked.connect(lambda: self._decide_rest(DENY))
-        top = QHBoxLayout()
+        self._top = top = QHBoxLayout()
         top.addWidget(self.heading, 1)
         top.addWidget(self.allow_all)
         top.addWidget(self.deny_all)
@@ -185,17 +184,42 @@ class ApprovalPanel(QFrame):
         self.hide()
 
     def budget(self) -> int:
-        """The height the cards' area may take: PANEL_MAX_HEIGHT_PX, less in a short window."""
+        """The height the cards' area may take: PANEL_MAX_HEIGHT_PX, at most PANEL_MAX_SHARE of the column it
+        sits in, and no more than the column has left once the chat, the composer and the panel's heading have
+        their least, so asking never makes the window taller."""
         parent = self.parentWidget()
         if parent is None or parent.height() <= 0:
             return PANEL_MAX_HEIGHT_PX
-        return max(1, min(PANEL_MAX_HEIGHT_PX, int(parent.height() * PANEL_MAX_SHARE)))
+        room = parent.height() - self._others_least(parent)
+        return max(1, min(PANEL_MAX_HEIGHT_PX, int(parent.height() * PANEL_MAX_SHARE), room))
+
+    def _others_least(self, parent: QWidget) -> int:
+        """The least height the rest of the column (the chat, the composer ...) and this panel's heading take."""
+        own = self.layout()
+        least = 0
+        if own is not None:
+            margins = own.contentsMargins()
+            least += margins.top() + margins.bottom() + own.spacing() + self._top.minimumSize().height()
+        column = parent.layout()
+        if column is None:
+            return least
+        margins = column.contentsMargins()
+        least += margins.top() + margins.bottom()
+        shown = 0
+        for index in range(column.count()):
+            item = column.itemAt(index)
+            widget = item.widget() if item is not None else None
+            if item is None or widget is self or (widget is not None and widget.isHidden()):
+                continue
+            least += item.minimumSize().height()
+            shown += 1
+        return least + max(column.spacing(), 0) * shown
 
     def _fit(self, shown: _CallCard | None = None) -> None:
-        """Size the cards' area to its cards within the budget; an expanded card never outgrows it."""
+        """Size the cards' area to its cards within the budget; no card outgrows it, so its decisions show."""
         budget = self.budget()
         for card in self.cards:
-            card.set_expanded_cap(budget - card.chrome_height())
+            card.set_cap(budget - card.chrome_height())
         self._cards_host.adjustSize()
         wanted = self._cards.sizeHint().height()
         self.cards_area.setMaximumHeight(budget)

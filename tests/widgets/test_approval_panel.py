@@ -144,11 +144,15 @@ def test_show_all_in_a_short_window_keeps_the_decisions_in_view(qtbot):
     window.resize(1000, 480)
     window.show()
     qtbot.waitExposed(window)
+    height = window.height()
     window.approval.ask([PendingCall("a1", "run", {"command": "x " * 5000, **{f"k{i}": i for i in range(300)}})])
     card = window.approval.cards[0]
+    _settled(qtbot, window)
+    assert all(_fully_shown(b) for b in (card.allow, card.always, card.deny, card.expand))
     card.expand.click()
     _settled(qtbot, window)
     assert all(_fully_shown(b) for b in (card.allow, card.always, card.deny))
+    assert window.height() == height  # the panel makes room inside the window, it does not grow it
 
 
 def test_expanding_a_later_card_of_a_batch_scrolls_its_decisions_into_view(qtbot):
