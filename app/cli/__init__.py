@@ -4,7 +4,7 @@ export and import helpers (the File menu and the usage window share them).
 
 ``main`` is the console script's entry point (pyproject: ``parley = "app.cli:main"``). It imports ``entry`` only
 when called, so importing one subcommand module loads nothing else, and a ``parley`` script installed before
-app/cli.py became this package keeps working without a reinstall.
+the regroup (app/cli.py, a module then) keeps working without a reinstall.
 """
 
 from __future__ import annotations
