@@ -1,6 +1,6 @@
 """The ``parley`` command line: argument parsing (``entry``), the subcommands (``*_command``) and how they talk
-to a terminal (``cli_*``, ``terminal_text``). The window never imports from here except ``history_command``'s
-export and import helpers (the File menu and the usage window share them).
+to a terminal (``cli_*``, ``terminal_text``). The window's wiring never imports from here: what both need lives
+in app/runs/ or at app/'s root.
 
 ``main`` is the console script's entry point (pyproject: ``parley = "app.cli:main"``). It imports ``entry`` only
 when called, so importing one subcommand module loads nothing else, and a ``parley`` script installed before

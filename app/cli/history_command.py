@@ -4,16 +4,14 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import sys
 from dataclasses import asdict
 from pathlib import Path
 
 from app.cli.cli_common import EXIT_OK, UsageError
 from app.cli.cli_context import open_history
-from app.errors import EnvironmentProblem, describe_os_error
+from app.file_write import write_file_atomically
 from app.storage.branches import versions
 from app.storage.exchange import export_json, import_conversation, read_export
 from app.storage.markdown import export_markdown, format_time
@@ -169,17 +167,6 @@ def run_search(args: argparse.Namespace) -> int:
         print(f"{hit.conversation_id}  {hit.conversation_title}  ({where}, {format_time(hit.created_at)})")
         print(f"    {' '.join(hit.snippet.split())}")
     return EXIT_OK
-
-
-def write_file_atomically(path: Path, text: str) -> None:
-    temp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        temp.write_text(text, encoding="utf-8")
-        os.replace(temp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            temp.unlink(missing_ok=True)
-        raise EnvironmentProblem(f"could not write {path} ({describe_os_error(exc)})") from exc
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from app.cli.history_command import write_file_atomically
+from app.file_write import write_file_atomically
 from app.storage import History
 from app.storage.exchange import export_json
 from app.storage.markdown import export_markdown

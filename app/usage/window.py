@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, cast
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QBoxLayout, QFileDialog, QMessageBox, QWidget
 
-from app.cli.history_command import write_file_atomically
 from app.errors import EnvironmentProblem
+from app.file_write import write_file_atomically
 from app.session.conversation_files import documents_folder
 from app.storage import History, StorageError
 from app.usage.backfill import price_unpriced_runs
