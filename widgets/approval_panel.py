@@ -6,7 +6,7 @@ path, sizes and a diff) in a read-only, scrollable box that "Show all" expands a
 (the box scrolls past that, so a call's Allow once / Always allow / Deny stay in view however long it is);
 Allow all and Deny all decide the rest of the batch at once. When every call has a decision the panel emits
 ``decided`` and hides. It knows nothing about runs or settings: the app turns ``decided`` into the loop's
-approval answer and saves "always" choices (app/window_approver.py).
+approval answer and saves "always" choices (app/session/window_approver.py).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ and right panes, whether the right panes were shown and on which tab, and whethe
 ``capture`` reads it from a window; ``restore`` puts it back before the window is first shown, fitted to the
 screens there are now (``fit_to_screens``): a window saved on a monitor that is gone comes back on the primary
 screen, and one bigger than the screen is shrunk to it. Where the values are stored is the app's business
-(app/window_state.py); this module only knows the window.
+(app/session/window_state.py); this module only knows the window.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The real app (``app.gui.main``) puts the window back as it was left, across restarts and monitor changes.
+"""The real app (``app.session.gui.main``) puts the window back as it was left, across restarts and monitor changes.
 
 Each start is a real process on Qt's offscreen platform given a set of screens (its ``configfile`` option):
 two monitors side by side, or only the left one, as after unplugging. The first start changes the layout as a
@@ -14,8 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.startup_trace import QUIT_ENV
-from app.window_state import load, state_file
+from app.session.startup_trace import QUIT_ENV
+from app.session.window_state import load, state_file
 from tests.support.cli_process import REPO
 
 LEFT = {"name": "left", "x": 0, "y": 0, "width": 1920, "height": 1080, "logicalDpi": 96, "logicalBaseDpi": 96,
@@ -27,7 +27,7 @@ import dataclasses, json, sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 app = QApplication(sys.argv[:1])
-from app.gui import main
+from app.session.gui import main
 from widgets.main_window import MainWindow
 from widgets.window_layout import capture
 
