@@ -17,11 +17,12 @@ from orchestration.messages import (
     UserMessage,
 )
 from orchestration.providers.config import Capabilities, ProviderConfig
-from orchestration.providers.openai_chat import ChunkReader, build_payload
+from orchestration.providers.framing import SSEFrames
+from orchestration.providers.openai_chat import ChatChunkReader, build_payload
 from orchestration.providers.presets import provider_from_preset
-from orchestration.providers.sse import SSEDecoder
 from orchestration.tool_api import ToolSpec
 from tests.support import provider_fixtures as pf
+from tests.support.adapter_runs import read_pieces
 
 WEATHER = ToolSpec(name="weather", description="Weather for a city",
                    parameters={"type": "object", "properties": {"city": {"type": "string"}},
@@ -185,11 +186,7 @@ def test_recorded_openrouter_answer_round_trips_into_the_next_request() -> None:
     """A parsed real answer (reasoning details + tool call) goes back exactly as the provider sent it."""
     key = "openrouter/chat-reasoning-tool-call-claude-haiku-4.5.sse"
     pf.require()
-    decoder, reader = SSEDecoder(), ChunkReader("openrouter")
-    events = []
-    for sse in decoder.feed(pf.body(key)) + decoder.close():
-        events += reader.sse_event(sse.event, sse.data)
-    events += reader.end()
+    events = read_pieces(ChatChunkReader("openrouter"), SSEFrames(), [pf.body(key)]).events
     final = events[-1]
     assert isinstance(final, ResponseComplete)
     message = final.message
