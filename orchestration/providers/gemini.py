@@ -13,18 +13,20 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any, assert_never
+from typing import Any
 
 from orchestration.engine import ModelFinish, ModelRequest, NamedToolChoice, ProviderEvent, TokenUsage
 from orchestration.messages import (
     AssistantMessage,
     ImagePart,
     Message,
+    ReasoningPart,
     SystemMessage,
     TextPart,
     ToolCallPart,
     ToolResultMessage,
     UserMessage,
+    unmapped,
     user_content,
 )
 from orchestration.providers import wire_values
@@ -33,6 +35,7 @@ from orchestration.providers.config import ProviderConfig
 from orchestration.providers.framing import FrameDecoder, JSONArrayFrames, SSEFrames, WholeBody
 from orchestration.reasoning_effort import ReasoningEffort
 
+WIRE_FORMAT = "Gemini generateContent"  # named in an UnmappedPartError
 DATA_KEY = "gemini"  # AssistantMessage.provider_data key for signatures that came on text parts
 SIGNATURE = "thought_signature"  # ToolCallPart.opaque key of a function call's thought signature
 SIGNATURE_WIRE = "thoughtSignature"  # the wire name of a part's signature
@@ -119,13 +122,19 @@ def _model_parts(message: AssistantMessage) -> list[dict[str, Any]]:
     text_signature = (message.provider_data.get(DATA_KEY) or {}).get("text_signature")
     parts: list[dict[str, Any]] = []
     for part in message.parts:
-        if isinstance(part, TextPart) and part.text:
-            wire: dict[str, Any] = {"text": part.text}
-            if text_signature:
-                wire[SIGNATURE_WIRE], text_signature = text_signature, None
-            parts.append(wire)
-        elif isinstance(part, ToolCallPart):
-            parts.append(_call_part(part))
+        match part:
+            case TextPart():
+                if part.text:
+                    wire: dict[str, Any] = {"text": part.text}
+                    if text_signature:
+                        wire[SIGNATURE_WIRE], text_signature = text_signature, None
+                    parts.append(wire)
+            case ReasoningPart():
+                pass  # thoughts are not sent back
+            case ToolCallPart():
+                parts.append(_call_part(part))
+            case _:
+                unmapped(part, WIRE_FORMAT)
     return parts
 
 
@@ -133,12 +142,13 @@ def user_parts(message: UserMessage) -> list[dict[str, Any]]:
     """``text`` parts and ``inlineData`` parts (mime type and base64 data), attachments first."""
     parts: list[dict[str, Any]] = []
     for piece in user_content(message):
-        if isinstance(piece, TextPart):
-            parts.append({"text": piece.text})
-        elif isinstance(piece, ImagePart):
-            parts.append({"inlineData": {"mimeType": piece.media_type, "data": piece.base64()}})
-        else:
-            assert_never(piece)
+        match piece:
+            case TextPart():
+                parts.append({"text": piece.text})
+            case ImagePart():
+                parts.append({"inlineData": {"mimeType": piece.media_type, "data": piece.base64()}})
+            case _:
+                unmapped(piece, WIRE_FORMAT)
     return parts
 
 
@@ -154,19 +164,24 @@ def contents_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
             contents.append({"role": role, "parts": parts})
 
     for message in messages:
-        if isinstance(message, UserMessage):
-            add("user", user_parts(message))
-        elif isinstance(message, AssistantMessage):
-            parts = _model_parts(message)
-            if parts:
-                add("model", parts)
-        elif isinstance(message, ToolResultMessage):
-            key = "result" if message.status == "ok" else "error"
-            response: dict[str, Any] = {"name": message.name, "response": {key: message.content}}
-            call = calls.get(message.call_id)
-            if call is not None and call.opaque.get(GEMINI_ID):
-                response["id"] = call.opaque[GEMINI_ID]
-            add("user", [{"functionResponse": response}])
+        match message:
+            case SystemMessage():
+                pass  # sent as the request's ``systemInstruction``
+            case UserMessage():
+                add("user", user_parts(message))
+            case AssistantMessage():
+                parts = _model_parts(message)
+                if parts:
+                    add("model", parts)
+            case ToolResultMessage():
+                key = "result" if message.status == "ok" else "error"
+                response: dict[str, Any] = {"name": message.name, "response": {key: message.content}}
+                call = calls.get(message.call_id)
+                if call is not None and call.opaque.get(GEMINI_ID):
+                    response["id"] = call.opaque[GEMINI_ID]
+                add("user", [{"functionResponse": response}])
+            case _:
+                unmapped(message, WIRE_FORMAT)
     return contents
 
 

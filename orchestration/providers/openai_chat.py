@@ -10,10 +10,11 @@ anything that goes wrong mid-answer is raised as a ``ProviderError`` carrying th
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any, assert_never
+from typing import Any
 
 from orchestration.engine import (
     ModelFinish,
@@ -24,21 +25,14 @@ from orchestration.engine import (
     TokenUsage,
 )
 from orchestration.errors import empty_response
-from orchestration.messages import (
-    AssistantMessage,
-    ImagePart,
-    ReasoningPart,
-    SystemMessage,
-    TextPart,
-    ToolResultMessage,
-    UserMessage,
-    user_content,
-)
+from orchestration.messages import AssistantMessage, ReasoningPart, TextPart
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
-from orchestration.providers.config import ProviderConfig
+from orchestration.providers.chat_messages import ChatDialect, assistant_parts, chat_messages
+from orchestration.providers.config import Capabilities, ProviderConfig
 from orchestration.providers.framing import FrameDecoder, WholeBody
 
+WIRE_FORMAT = "OpenAI Chat Completions"  # named in an UnmappedPartError
 _FINISH: dict[str, ModelFinish] = {
     "stop": "stop",
     "end_turn": "stop",
@@ -81,57 +75,26 @@ def _detail_text(record: dict[str, Any]) -> str:
 
 # --- request -------------------------------------------------------------------------------------------
 
-def _assistant_to_wire(message: AssistantMessage, config: ProviderConfig) -> dict[str, Any]:
-    calls = message.tool_calls
+def _assistant_fields(message: AssistantMessage, caps: Capabilities) -> dict[str, Any]:
+    parts = assistant_parts(message, WIRE_FORMAT)
     # content may be null only beside tool calls, and some servers refuse even that (null_assistant_content)
-    null = bool(calls) and config.capabilities.null_assistant_content
-    out: dict[str, Any] = {"role": "assistant", "content": message.text or (None if null else "")}
-    if calls:
-        out["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments or "{}"}}
-            for c in calls
-        ]
-    reasoning_parts = [p for p in message.parts if isinstance(p, ReasoningPart)]
-    details = [d for p in reasoning_parts for d in p.details]
+    null = bool(parts.calls) and caps.null_assistant_content
+    out: dict[str, Any] = {"content": parts.joined_text or (None if null else "")}
+    details = [d for p in parts.reasoning for d in p.details]
     if details:
         out["reasoning_details"] = details
-    if config.capabilities.echo_reasoning_content and message.reasoning:
-        out["reasoning_content"] = message.reasoning
+    if caps.echo_reasoning_content and parts.joined_reasoning:
+        out["reasoning_content"] = parts.joined_reasoning
     return out
 
 
-def user_to_wire(message: UserMessage) -> dict[str, Any]:
-    """Plain text stays a string; with attachments, content parts: ``text`` and ``image_url`` with a data URL."""
-    if not message.attachments:
-        return {"role": "user", "content": message.content}
-    content: list[dict[str, Any]] = []
-    for piece in user_content(message):
-        if isinstance(piece, TextPart):
-            content.append({"type": "text", "text": piece.text})
-        elif isinstance(piece, ImagePart):
-            content.append({"type": "image_url", "image_url": {"url": piece.data_url()}})
-        else:
-            assert_never(piece)
-    return {"role": "user", "content": content}
-
-
-def messages_to_wire(request: ModelRequest, config: ProviderConfig) -> list[dict[str, Any]]:
-    wire: list[dict[str, Any]] = []
-    for message in request.messages:
-        if isinstance(message, SystemMessage):
-            wire.append({"role": "system", "content": message.content})
-        elif isinstance(message, UserMessage):
-            wire.append(user_to_wire(message))
-        elif isinstance(message, AssistantMessage):
-            wire.append(_assistant_to_wire(message, config))
-        elif isinstance(message, ToolResultMessage):
-            wire.append({"role": "tool", "tool_call_id": message.call_id, "content": message.content})
-    return wire
+def dialect(config: ProviderConfig) -> ChatDialect:
+    return ChatDialect(WIRE_FORMAT, functools.partial(_assistant_fields, caps=config.capabilities))
 
 
 def build_payload(request: ModelRequest, config: ProviderConfig) -> dict[str, Any]:
     caps = config.capabilities
-    payload: dict[str, Any] = {"model": request.model, "messages": messages_to_wire(request, config)}
+    payload: dict[str, Any] = {"model": request.model, "messages": chat_messages(request.messages, dialect(config))}
     if request.tools and caps.tools:
         payload["tools"] = [
             {"type": "function",
