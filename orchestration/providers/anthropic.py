@@ -32,6 +32,7 @@ from orchestration.messages import (
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
 from orchestration.providers.config import ProviderConfig
+from orchestration.providers.turns import merged_turns
 from orchestration.reasoning_effort import ReasoningEffort
 
 WIRE_FORMAT = "Anthropic Messages"  # named in an UnmappedPartError
@@ -102,36 +103,18 @@ def user_blocks(message: UserMessage) -> list[dict[str, Any]]:
     return blocks
 
 
+def _tool_result(message: ToolResultMessage) -> list[dict[str, Any]]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.call_id, "content": message.content}
+    if message.status != "ok":
+        block["is_error"] = True
+    return [block]
+
+
 def messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
     """Anthropic turns: all tool results of a turn in one user message (as ``tool_result`` blocks, before any
     user text that follows), consecutive same-role content merged."""
-    wire: list[dict[str, Any]] = []
-
-    def add(role: str, blocks: list[dict[str, Any]]) -> None:
-        if wire and wire[-1]["role"] == role:
-            wire[-1]["content"].extend(blocks)
-        else:
-            wire.append({"role": role, "content": blocks})
-
-    for message in messages:
-        match message:
-            case SystemMessage():
-                pass  # sent as the request's ``system``
-            case UserMessage():
-                add("user", user_blocks(message))
-            case AssistantMessage():
-                blocks = _assistant_blocks(message)
-                if blocks:
-                    add("assistant", blocks)
-            case ToolResultMessage():
-                block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.call_id,
-                                         "content": message.content}
-                if message.status != "ok":
-                    block["is_error"] = True
-                add("user", [block])
-            case _:
-                unmapped(message, WIRE_FORMAT)
-    return wire
+    return merged_turns(messages, wire_format=WIRE_FORMAT, items_key="content", assistant_role="assistant",
+                        user=user_blocks, assistant=_assistant_blocks, tool_result=_tool_result)
 
 
 def _tool_choice(request: ModelRequest) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.framing import FrameDecoder, JSONArrayFrames, SSEFrames, WholeBody
+from orchestration.providers.turns import merged_turns
 from orchestration.reasoning_effort import ReasoningEffort
 
 WIRE_FORMAT = "Gemini generateContent"  # named in an UnmappedPartError
@@ -155,34 +156,17 @@ def user_parts(message: UserMessage) -> list[dict[str, Any]]:
 def contents_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
     """Gemini turns: ``user`` and ``model``; tool results are ``functionResponse`` parts of one user turn."""
     calls = {c.id: c for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
-    contents: list[dict[str, Any]] = []
 
-    def add(role: str, parts: list[dict[str, Any]]) -> None:
-        if contents and contents[-1]["role"] == role:
-            contents[-1]["parts"].extend(parts)
-        else:
-            contents.append({"role": role, "parts": parts})
+    def tool_result(message: ToolResultMessage) -> list[dict[str, Any]]:
+        key = "result" if message.status == "ok" else "error"
+        response: dict[str, Any] = {"name": message.name, "response": {key: message.content}}
+        call = calls.get(message.call_id)
+        if call is not None and call.opaque.get(GEMINI_ID):
+            response["id"] = call.opaque[GEMINI_ID]
+        return [{"functionResponse": response}]
 
-    for message in messages:
-        match message:
-            case SystemMessage():
-                pass  # sent as the request's ``systemInstruction``
-            case UserMessage():
-                add("user", user_parts(message))
-            case AssistantMessage():
-                parts = _model_parts(message)
-                if parts:
-                    add("model", parts)
-            case ToolResultMessage():
-                key = "result" if message.status == "ok" else "error"
-                response: dict[str, Any] = {"name": message.name, "response": {key: message.content}}
-                call = calls.get(message.call_id)
-                if call is not None and call.opaque.get(GEMINI_ID):
-                    response["id"] = call.opaque[GEMINI_ID]
-                add("user", [{"functionResponse": response}])
-            case _:
-                unmapped(message, WIRE_FORMAT)
-    return contents
+    return merged_turns(messages, wire_format=WIRE_FORMAT, items_key="parts", assistant_role="model",
+                        user=user_parts, assistant=_model_parts, tool_result=tool_result)
 
 
 def _tool_config(choice: Any) -> dict[str, Any]:

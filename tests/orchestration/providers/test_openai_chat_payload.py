@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from orchestration.engine import ModelRequest, NamedToolChoice, ResponseComplete
+from orchestration.engine import NamedToolChoice, ResponseComplete
 from orchestration.messages import (
     AssistantMessage,
     ReasoningPart,
@@ -22,22 +22,19 @@ from orchestration.providers.openai_chat import ChatChunkReader, build_payload
 from orchestration.providers.presets import provider_from_preset
 from orchestration.tool_api import ToolSpec
 from tests.support import provider_fixtures as pf
+from tests.support.adapter_requests import HI, payload_maker
 from tests.support.adapter_runs import read_pieces
 
 WEATHER = ToolSpec(name="weather", description="Weather for a city",
                    parameters={"type": "object", "properties": {"city": {"type": "string"}},
                                "required": ["city"]})
-HI = [UserMessage(content="hi")]
 
 
 def config(**caps: Any) -> ProviderConfig:
     return ProviderConfig(id="p", base_url="http://x/v1", capabilities=Capabilities(**caps))
 
 
-def payload(cfg: ProviderConfig | None = None, **request: Any) -> dict[str, Any]:
-    request.setdefault("model", "m")
-    request.setdefault("messages", HI)
-    return build_payload(ModelRequest(**request), cfg or config())
+payload = payload_maker(build_payload, config, "m")
 
 
 def test_minimal_streaming_payload() -> None:
