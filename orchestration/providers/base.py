@@ -34,6 +34,7 @@ from orchestration.redaction import cut_redacted
 from orchestration.think_tags import InlineReasoning
 
 UNFRAMED_BODY_KEPT = 64_000  # bytes kept of a body that yields no frames, to report what it was
+QUOTED_FRAME_CHARS = 120  # characters of a frame that is not JSON quoted in the error (keys hidden)
 
 
 class WireReader:
@@ -110,7 +111,8 @@ class WireReader:
         except ValueError:
             if last and not self.ended:
                 raise self.cut_off() from None
-            raise self.malformed(f"a frame is not JSON ({text[:120]!r})") from None
+            quoted = cut_redacted(text, QUOTED_FRAME_CHARS, self.secrets).text
+            raise self.malformed(f"a frame is not JSON ({quoted!r})") from None
         self.frames += 1
         return self.frame(event, obj)
 

@@ -1,6 +1,6 @@
 """Where the shared read loop (providers/base.py) serves the user better than the OpenAI chat adapter's own
-loop did, now that the adapter reads through it; and a whole answer that is not JSON, quoted the same way by
-every format. Over loopback HTTP."""
+loop did, now that the adapter reads through it; a whole answer that is not JSON, quoted the same way by every
+format; and a stream frame that is not JSON, quoted with the key hidden. Over loopback HTTP."""
 
 from __future__ import annotations
 
@@ -52,3 +52,16 @@ async def test_a_non_streamed_answer_that_is_not_json_is_quoted_by_every_format(
     outcome = await collect(kind.adapter(loopback), kind.request(stream=False))
     assert isinstance(outcome.error, MalformedResponseError)
     assert outcome.error.message.endswith("answered with something that is not JSON: '<html>Bad gateway</html>'")
+
+
+@pytest.mark.parametrize("kind", [k for k in KINDS if k.frame is KINDS[0].frame], ids=lambda k: k.name)
+async def test_a_frame_that_is_not_json_is_quoted_without_the_key(kind: WireKind, loopback: LoopbackServer) -> None:
+    """A server that echoes the API key in a broken event: the quote in the message hides it, also where the
+    quote's cut would fall inside it."""
+    key = "test-key-not-real"
+    for junk in (f"oops {key} and more", "x" * 110 + key):
+        loopback.add("POST", kind.path, kind.stream_of(kind.frame(junk.encode()), *kind.answer_frames("Hi")))
+        outcome = await collect(kind.adapter(loopback), kind.request())
+        assert isinstance(outcome.error, MalformedResponseError)
+        assert "a frame is not JSON" in outcome.error.message
+        assert key[:6] not in outcome.error.message
