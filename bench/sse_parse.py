@@ -48,8 +48,8 @@ def parley_parser(chunks: list[bytes]) -> int:
     reader = ChatChunkReader("bench")
     n = 0
     for chunk in chunks:
-        n += sum(1 for _ in reader.feed(framing, chunk))
-    n += sum(1 for _ in reader.close(framing, b""))
+        n += len(list(reader.feed(framing, chunk)))
+    n += len(list(reader.close(framing, b"")))
     reader.end()
     return n
 
