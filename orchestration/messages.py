@@ -8,6 +8,7 @@ it back unchanged.
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, Never, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -132,6 +133,22 @@ def user_content(message: UserMessage) -> list[UserContent]:
     if message.content or not pieces:
         pieces.append(TextPart(text=message.content))
     return pieces
+
+
+def user_content_items(message: UserMessage, *, text: Callable[[str], dict[str, Any]],
+                       image: Callable[[ImagePart], dict[str, Any]], wire_format: str) -> list[dict[str, Any]]:
+    """``user_content`` written as one wire format's content items: ``text`` writes a text piece, ``image`` an
+    image; a piece of another type is an ``UnmappedPartError`` naming ``wire_format``."""
+    items: list[dict[str, Any]] = []
+    for piece in user_content(message):
+        match piece:
+            case TextPart():
+                items.append(text(piece.text))
+            case ImagePart():
+                items.append(image(piece))
+            case _:
+                unmapped(piece, wire_format)
+    return items
 
 
 class AssistantMessage(BaseModel):

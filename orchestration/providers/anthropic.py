@@ -18,7 +18,6 @@ from typing import Any
 from orchestration.engine import ModelFinish, ModelRequest, NamedToolChoice, ProviderEvent, TokenUsage
 from orchestration.messages import (
     AssistantMessage,
-    ImagePart,
     Message,
     ReasoningPart,
     SystemMessage,
@@ -27,7 +26,7 @@ from orchestration.messages import (
     ToolResultMessage,
     UserMessage,
     unmapped,
-    user_content,
+    user_content_items,
 )
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
@@ -90,17 +89,10 @@ def _tool_input(call: ToolCallPart) -> dict[str, Any]:
 
 def user_blocks(message: UserMessage) -> list[dict[str, Any]]:
     """``text`` blocks and ``image`` blocks with a base64 source, attachments first."""
-    blocks: list[dict[str, Any]] = []
-    for piece in user_content(message):
-        match piece:
-            case TextPart():
-                blocks.append({"type": "text", "text": piece.text})
-            case ImagePart():
-                blocks.append({"type": "image", "source": {"type": "base64", "media_type": piece.media_type,
-                                                           "data": piece.base64()}})
-            case _:
-                unmapped(piece, WIRE_FORMAT)
-    return blocks
+    return user_content_items(message, text=lambda text: {"type": "text", "text": text},
+                              image=lambda image: {"type": "image", "source": {
+                                  "type": "base64", "media_type": image.media_type, "data": image.base64()}},
+                              wire_format=WIRE_FORMAT)
 
 
 def _tool_result(message: ToolResultMessage) -> list[dict[str, Any]]:

@@ -16,7 +16,6 @@ from typing import Any, Literal
 
 from orchestration.messages import (
     AssistantMessage,
-    ImagePart,
     Message,
     ReasoningPart,
     SystemMessage,
@@ -25,7 +24,7 @@ from orchestration.messages import (
     ToolResultMessage,
     UserMessage,
     unmapped,
-    user_content,
+    user_content_items,
 )
 
 OPENAI_STYLE = "OpenAI-style chat"  # the format named in an UnmappedPartError from the shared pieces
@@ -68,15 +67,9 @@ def openai_user(message: UserMessage) -> dict[str, Any]:
     (Chat Completions; Cohere v2 takes the same)."""
     if not message.attachments:
         return {"role": "user", "content": message.content}
-    content: list[dict[str, Any]] = []
-    for piece in user_content(message):
-        match piece:
-            case TextPart():
-                content.append({"type": "text", "text": piece.text})
-            case ImagePart():
-                content.append({"type": "image_url", "image_url": {"url": piece.data_url()}})
-            case _:
-                unmapped(piece, OPENAI_STYLE)
+    content = user_content_items(message, text=lambda text: {"type": "text", "text": text},
+                                 image=lambda image: {"type": "image_url", "image_url": {"url": image.data_url()}},
+                                 wire_format=OPENAI_STYLE)
     return {"role": "user", "content": content}
 
 

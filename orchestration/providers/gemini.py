@@ -18,7 +18,6 @@ from typing import Any
 from orchestration.engine import ModelFinish, ModelRequest, NamedToolChoice, ProviderEvent, TokenUsage
 from orchestration.messages import (
     AssistantMessage,
-    ImagePart,
     Message,
     ReasoningPart,
     SystemMessage,
@@ -27,7 +26,7 @@ from orchestration.messages import (
     ToolResultMessage,
     UserMessage,
     unmapped,
-    user_content,
+    user_content_items,
 )
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
@@ -141,16 +140,10 @@ def _model_parts(message: AssistantMessage) -> list[dict[str, Any]]:
 
 def user_parts(message: UserMessage) -> list[dict[str, Any]]:
     """``text`` parts and ``inlineData`` parts (mime type and base64 data), attachments first."""
-    parts: list[dict[str, Any]] = []
-    for piece in user_content(message):
-        match piece:
-            case TextPart():
-                parts.append({"text": piece.text})
-            case ImagePart():
-                parts.append({"inlineData": {"mimeType": piece.media_type, "data": piece.base64()}})
-            case _:
-                unmapped(piece, WIRE_FORMAT)
-    return parts
+    return user_content_items(message, text=lambda text: {"text": text},
+                              image=lambda image: {"inlineData": {"mimeType": image.media_type,
+                                                                  "data": image.base64()}},
+                              wire_format=WIRE_FORMAT)
 
 
 def contents_to_wire(messages: list[Message]) -> list[dict[str, Any]]:

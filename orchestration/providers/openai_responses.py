@@ -20,7 +20,6 @@ from orchestration.engine import ModelFinish, ModelRequest, NamedToolChoice, Pro
 from orchestration.errors import ProviderError
 from orchestration.messages import (
     AssistantMessage,
-    ImagePart,
     Message,
     ReasoningPart,
     SystemMessage,
@@ -29,7 +28,7 @@ from orchestration.messages import (
     ToolResultMessage,
     UserMessage,
     unmapped,
-    user_content,
+    user_content_items,
 )
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
@@ -77,15 +76,9 @@ def user_item(message: UserMessage) -> dict[str, Any]:
     """Plain text stays a string; with attachments, ``input_text`` and ``input_image`` (a data URL) parts."""
     if not message.attachments:
         return {"role": "user", "content": message.content}
-    content: list[dict[str, Any]] = []
-    for piece in user_content(message):
-        match piece:
-            case TextPart():
-                content.append({"type": "input_text", "text": piece.text})
-            case ImagePart():
-                content.append({"type": "input_image", "image_url": piece.data_url()})
-            case _:
-                unmapped(piece, WIRE_FORMAT)
+    content = user_content_items(message, text=lambda text: {"type": "input_text", "text": text},
+                                 image=lambda image: {"type": "input_image", "image_url": image.data_url()},
+                                 wire_format=WIRE_FORMAT)
     return {"role": "user", "content": content}
 
 
