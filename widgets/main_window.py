@@ -1,7 +1,7 @@
 """The main window's layout: conversations left, chat and composer centre, reasoning and search results right.
 
 It arranges the widgets and fans run events out to them; deciding what to send, where to store it and which
-provider to use is the app's job (``app/chat_session.py``), which connects to the signals here.
+provider to use is the app's job (``app/session/chat_session.py``), which connects to the signals here.
 """
 
 from __future__ import annotations
@@ -319,6 +319,14 @@ class MainWindow(QMainWindow):
         present(self.layout(), "the window's layout").invalidate()
         present(self.layout(), "the window's layout").activate()
         self.splitter.setSizes(sizes)
+
+    def resting_layout(self) -> tuple[int, list[int], bool]:
+        """Width, splitter sizes and whether the right panes show, as they are with the inspector drawer closed
+        (what a restart restores before it opens the drawer again: widgets/window_layout.py)."""
+        if self._before_drawer is not None:
+            grown_to, before, sizes, panes_shown = self._before_drawer
+            return (before if self.width() == grown_to else self.width()), list(sizes), panes_shown
+        return self.width(), self.splitter.sizes(), self.panes.isVisibleTo(self)
 
     def last_answer(self) -> str:
         """The answer of the latest run in this window, else the newest answer of the open conversation."""
