@@ -8,7 +8,8 @@ it back unchanged.
 from __future__ import annotations
 
 import base64
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, Never, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -122,13 +123,32 @@ def user_content(message: UserMessage) -> list[UserContent]:
     because Anthropic and Google advise putting images before the question about them."""
     pieces: list[UserContent] = []
     for attachment in message.attachments:
-        if isinstance(attachment, ImagePart):
-            pieces.append(attachment)
-        else:
-            pieces.append(TextPart(text=attachment.wire_text()))
+        match attachment:
+            case ImagePart():
+                pieces.append(attachment)
+            case DocumentPart():
+                pieces.append(TextPart(text=attachment.wire_text()))
+            case _:
+                unmapped(attachment, "A user turn's content")
     if message.content or not pieces:
         pieces.append(TextPart(text=message.content))
     return pieces
+
+
+def user_content_items(message: UserMessage, *, text: Callable[[str], dict[str, Any]],
+                       image: Callable[[ImagePart], dict[str, Any]], wire_format: str) -> list[dict[str, Any]]:
+    """``user_content`` written as one wire format's content items: ``text`` writes a text piece, ``image`` an
+    image; a piece of another type is an ``UnmappedPartError`` naming ``wire_format``."""
+    items: list[dict[str, Any]] = []
+    for piece in user_content(message):
+        match piece:
+            case TextPart():
+                items.append(text(piece.text))
+            case ImagePart():
+                items.append(image(piece))
+            case _:
+                unmapped(piece, wire_format)
+    return items
 
 
 class AssistantMessage(BaseModel):
@@ -162,3 +182,15 @@ class ToolResultMessage(BaseModel):
 Message = Annotated[
     SystemMessage | UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")
 ]
+
+
+class UnmappedPartError(TypeError):
+    """A message, part or attachment type that a wire format has no mapping for. A bug, not a user error: a new
+    type was added without teaching every wire format to send it."""
+
+
+def unmapped(value: Never, wire_format: str) -> NoReturn:
+    """The last case of every dispatch over message, part and attachment types. Checked by mypy as
+    ``typing.assert_never`` is (a type left unhandled makes the call a type error); at run time a value that
+    slipped past validation is an ``UnmappedPartError`` naming the format, instead of a part silently dropped."""
+    raise UnmappedPartError(f"{wire_format} has no mapping for a {type(value).__name__}: {value!r:.200}")

@@ -21,11 +21,12 @@ import httpx
 from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.errors import (
     ConnectionFailedError,
-    MalformedResponseError,
     ProviderError,
     RequestTimeoutError,
-    ResponseTooLargeError,
     StreamIdleError,
+    answer_not_json,
+    answer_past_limit,
+    answer_too_large,
     empty_response,
     error_from_response,
 )
@@ -196,9 +197,7 @@ class Transport:
         async for chunk in self.iter_bytes(response):
             size += len(chunk)
             if size > limit:
-                raise ResponseTooLargeError(
-                    f"{self.name} sent an answer larger than {limit // (1024 * 1024)} MiB, the limit for one "
-                    "answer body; reading stopped.", provider=self.name)
+                raise answer_too_large(self.name, limit)
             chunks.append(chunk)
         return b"".join(chunks)
 
@@ -208,14 +207,16 @@ class Transport:
         text = body.decode("utf-8", "replace")
         if not text.strip():
             raise empty_response(self.name, text)
-        try:
-            return loads_bounded(text, what=f"the answer from {self.name}")
-        except JSONLimitError as exc:
-            raise MalformedResponseError(f"{self.name} sent a malformed answer: {exc}", provider=self.name,
-                                         body=cut_redacted(text, MAX_ERROR_BODY, self.secrets()).text) from None
-        except ValueError as exc:
-            secrets = self.secrets()
-            raise MalformedResponseError(
-                f"{self.name} answered with something that is not JSON: "
-                f"{cut_redacted(text, QUOTED_BODY_CHARS, secrets).text!r}", provider=self.name,
-                body=cut_redacted(text, MAX_ERROR_BODY, secrets).text) from exc
+        return read_answer(self.name, text, self.secrets())
+
+
+def read_answer(provider: str, text: str, secrets: list[str]) -> Any:
+    """A whole answer's JSON; one that is not JSON, or past a limit, is a ``MalformedResponseError`` that quotes
+    its start and keeps its (redacted) body."""
+    try:
+        return loads_bounded(text, what=f"the answer from {provider}")
+    except JSONLimitError as exc:
+        raise answer_past_limit(provider, exc, cut_redacted(text, MAX_ERROR_BODY, secrets).text) from None
+    except ValueError as exc:
+        raise answer_not_json(provider, cut_redacted(text, QUOTED_BODY_CHARS, secrets).text,
+                              cut_redacted(text, MAX_ERROR_BODY, secrets).text) from exc
