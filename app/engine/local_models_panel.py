@@ -158,7 +158,7 @@ class LocalModelsPanel(QObject):
     def _commit(self, engine: EngineSettings) -> None:
         session = self.session
         session.settings = session.settings.model_copy(update={"engine": engine})
-        session.engine.settings = engine
+        session.engine.apply_settings(engine)
         try:
             save_settings(session.settings, session.settings_path)
         except SettingsError as problem:
