@@ -24,29 +24,36 @@ def say(**message: object) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from app.engine import download, gguf_info
+    from app.engine import gguf_info  # the download module (huggingface_hub, pydantic) only for a download
 
     try:
         if argv[:1] == ["info"] and len(argv) == 2:
             say(info=asdict(gguf_info.read_info(Path(argv[1]))))
         elif argv[:1] == ["download"] and len(argv) == 4:
-            path = download.download(argv[1], argv[2], Path(argv[3]),
-                                     progress=lambda phase, done, total: say(progress=[phase, done, total]))
-            say(path=str(path))
+            return _download(*argv[1:])
         else:
             say(error=f"usage: info PATH | download REPO FILE DIR (got {argv})", kind="failed")
             return 2
     except gguf_info.DamagedModelError as exc:
         say(error=str(exc), kind="damaged")
         return 1
-    except download.DownloadError as exc:
-        say(error=str(exc), kind="download")
-        return 1
     except OSError as exc:
         say(error=str(exc), kind="failed")
         return 1
     return 0
 
+
+def _download(repo: str, file: str, folder: str) -> int:
+    from app.engine import download
+
+    try:
+        path = download.download(repo, file, Path(folder),
+                                 progress=lambda phase, done, total: say(progress=[phase, done, total]))
+    except download.DownloadError as exc:
+        say(error=str(exc), kind="download")
+        return 1
+    say(path=str(path))
+    return 0
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
