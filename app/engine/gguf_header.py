@@ -215,9 +215,11 @@ def gguf_tables() -> ModuleType:
         if spec is None or spec.loader is None:
             continue
         module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # as importlib's recipe does: dataclasses and enums look their module up
         try:
             spec.loader.exec_module(module)
         except ImportError:  # it needs its package after all: the ordinary import below
+            del sys.modules[spec.name]
             break
         if hasattr(module, "GGML_QUANT_SIZES") and hasattr(module, "LlamaFileType"):
             return module

@@ -1,10 +1,13 @@
 """The window's model work in a child process: ``python -m app.engine.worker_main info PATH`` or ``download
 REPO FILE MODELS_DIR``, reporting as JSON lines on stdout.
 
-Run as a child rather than a thread so the window's process never does it: reading a GGUF header and
-downloading allocate a lot, and a garbage collection started on a worker thread could destroy Qt objects from
-that thread; a damaged file that crashes the parser takes down this child, not the window. Stopping a download
-is killing the child: the part file keeps what was written and the next download continues from it.
+Run as a child rather than a thread so the window's process never does it: downloading allocates a lot, and a
+garbage collection started on a worker thread could destroy Qt objects from that thread. Reading a header is
+quick now (tens of milliseconds with app/engine/gguf_header.py, bench/gguf_read.py), but a file on a slow or
+network disk can still take long, the same thread hazard applies, and the child is already there; only the
+file the user just added is read in the window's process, by the check that accepts it (``library.add``).
+Stopping a download is killing the child: the part file keeps what was written and the next download continues
+from it.
 
 Lines: ``{"progress": [phase, done, total]}``, then ``{"info": {...}}``, ``{"path": "..."}`` or
 ``{"error": "...", "kind": "damaged" | "download" | "failed"}``.
