@@ -35,6 +35,7 @@ from app.engine.local_models_panel import attach_local_models
 from app.engine.manager import BuiltinEngine
 from app.engine.window_link import EngineLink, builtin_choices, welcome_note
 from app.errors import EnvironmentProblem
+from app.keyring_status import KeyringStatusLine
 from app.live_runs import LiveRun, LiveRuns
 from app.provider_check import draft_config, model_names, trial_reply
 from app.provider_setup import provider_config
@@ -50,7 +51,6 @@ from app.run_service import (
 )
 from app.secrets import SecretStoreError
 from app.secrets.names import provider_entry
-from app.secrets.probe import backend_display_name
 from app.secrets.store import SecretStore
 from app.settings import ProviderSettings, Settings
 from app.settings.model import (
@@ -215,6 +215,7 @@ class ChatSession(QObject):
         if storage_problem:
             w.show_error_in_chat(storage_problem)
         self.actions = ChatActions(self, window_problem)  # the per-message actions (app/chat_actions.py)
+        self.keyring_line = KeyringStatusLine(window, secrets)  # filled when the keyring is first used
         self.refresh_providers()
         self.chat_binding.show_conversation(None)
         self.refresh_conversations()
@@ -766,9 +767,7 @@ class ChatSession(QObject):
 
     # --- status -------------------------------------------------------------------------------------
     def _update_status(self) -> None:
-        status = self.secrets.status(probe=False)
-        self.window.set_status(keyring=f"Keyring: {backend_display_name(status.backend)}" if status.usable
-                               else "Keyring: unavailable")
+        self.keyring_line.refresh()
         provider_id, model = self.window.composer.current_model() or ("", "")
         if provider_id:
             self.window.set_status(model=f"{provider_id} · {model}")

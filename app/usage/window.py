@@ -78,8 +78,15 @@ class UsageWiring(QObject):
         session.controller.run_finished.connect(lambda _result: self.refresh())
         window.conversations.conversation_selected.connect(lambda _cid: self.refresh())
         window.conversations.new_chat_requested.connect(self.refresh)
-        warm_up()  # the first answer's cost then needs no wait for the price table
+        # The price table (genai-prices with its HTTP client: about 10 MB) loads in the background when the first
+        # run starts, not at start: a window that runs nothing never needs it, and the run's answer takes longer
+        # than the load, so its cost still needs no wait (issue 17).
+        session.controller.event_emitted.connect(self._warm_prices)
         self.refresh()
+
+    def _warm_prices(self, _event: object) -> None:
+        self.session.controller.event_emitted.disconnect(self._warm_prices)
+        warm_up()
 
     # --- reading ------------------------------------------------------------------------------------
     def _priced_history(self) -> History | None:
