@@ -88,6 +88,12 @@ def main(data_dir: str | None = None) -> int:
         window.composer.setEnabled(True)
         window.composer.focus_input()
         startup_trace.mark("ready")
+        drive_text = startup_trace.drive_text()  # bench/startup.py: open a conversation and send
+        if drive_text is not None:
+            from app.startup_drive import drive
+
+            drive(window, session, drive_text)
+            return
         quit_after = startup_trace.quit_after()
         if quit_after is not None:
             QTimer.singleShot(int(quit_after * 1000), app.quit)

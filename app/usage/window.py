@@ -78,14 +78,16 @@ class UsageWiring(QObject):
         session.controller.run_finished.connect(lambda _result: self.refresh())
         window.conversations.conversation_selected.connect(lambda _cid: self.refresh())
         window.conversations.new_chat_requested.connect(self.refresh)
-        # The price table (genai-prices with its HTTP client: about 10 MB) loads in the background when the first
-        # run starts, not at start: a window that runs nothing never needs it, and the run's answer takes longer
-        # than the load, so its cost still needs no wait (issue 17).
-        session.controller.event_emitted.connect(self._warm_prices)
+        self._prices_loading = False
         self.refresh()
 
-    def _warm_prices(self, _event: object) -> None:
-        self.session.controller.event_emitted.disconnect(self._warm_prices)
+    def _warm_prices(self, pricer: Pricer | None) -> None:
+        """The price table (genai-prices with its own HTTP client: about 10 MB) loads in the background when the
+        first run that it prices is sent, not at start: a window that runs nothing, or only local models, never
+        needs it, and the answer takes longer than the load, so its cost needs no wait (issue 17)."""
+        if self._prices_loading or pricer is None or pricer.local:
+            return
+        self._prices_loading = True
         warm_up()
 
     # --- reading ------------------------------------------------------------------------------------
@@ -136,6 +138,7 @@ class UsageWiring(QObject):
     # --- the budget question --------------------------------------------------------------------------
     def confirm_spend(self, pricer: Pricer | None) -> bool:
         """True when the run may be sent: under budget, a local provider, or the user said so."""
+        self._warm_prices(pricer)
         budget = self.session.settings.usage.monthly_budget_usd
         if budget is None:
             return True
