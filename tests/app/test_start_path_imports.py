@@ -12,7 +12,9 @@ What each start may not import, and why it is heavy or not needed yet:
   Parley never uses (app/lean_imports.py).
 - the window once ready and after whatever it started in the background has finished ("idle"): not the keyring
   (finding its backend loads D-Bus and cryptography; it is looked for when a key is first needed) and not the
-  price table (genai-prices with its own HTTP client; it loads when the first run starts).
+  price table (genai-prices with its own HTTP client; it loads when the first priced run is sent), not the file
+  tools' regex engine (regex: the tools load when a tool list is built) and not json-repair (loaded the first time
+  a model's tool arguments are not JSON).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 EXTRACTION = ("lxml", "readability", "markdownify")
 ON_DEMAND = ("mcp", *EXTRACTION, "ddgs", "numpy", "pandas", "rich")
-FIRST_USE = ("keyring", "secretstorage", "jeepney", "cryptography", "genai_prices", "httpx2")
+FIRST_USE = ("keyring", "secretstorage", "jeepney", "cryptography", "genai_prices", "httpx2", "regex", "json_repair")
 FIRST_FRAME = (*ON_DEMAND, "sqlite_utils", "keyring", "httpx", "pydantic", "pygments")
 VERSION = (*FIRST_FRAME, "PySide6", "qasync")
 
