@@ -2,10 +2,9 @@
 
 Some libraries import big optional packages when they are installed, only for features Parley never uses:
 ``import httpx`` loads its command-line tool's libraries (click, rich, pygments: about 100 ms and several MB),
-and sqlite-utils loads numpy and pandas to map their number types on insert (100-200 ms and 10-15 MB). Both
-cost every start (bench/startup.py). The entry points (app/cli.py, app/gui.py) and app/storage import these
-libraries through here first: the optional modules are marked absent for that one import, so the library
-leaves its extra out, and are restored at once, so anything that imports them later gets the real modules.
+which would cost every start (bench/startup.py). The entry points (app/cli.py, app/gui.py) import httpx through
+here first: the optional modules are marked absent for that one import, so the library leaves its extra out,
+and are restored at once, so anything that imports them later gets the real modules.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ import importlib
 import sys
 
 HIDDEN_FROM_HTTPX = ("click",)  # httpx/_main.py imports click first; without it, httpx leaves out its tool
-HIDDEN_FROM_SQLITE_UTILS = ("numpy", "pandas")
 
 
 def import_without(module: str, hidden_names: tuple[str, ...]) -> None:
@@ -34,7 +32,3 @@ def import_without(module: str, hidden_names: tuple[str, ...]) -> None:
 
 def import_httpx() -> None:
     import_without("httpx", HIDDEN_FROM_HTTPX)
-
-
-def import_sqlite_utils() -> None:
-    import_without("sqlite_utils", HIDDEN_FROM_SQLITE_UTILS)

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlite_utils import Database
-
 from app.attachments.store import AttachmentStore
 from app.storage import attachments as attachment_rows
+from app.storage.connection import Database
 from app.storage.database import BUSY_TIMEOUT_S, open_database
 from app.storage.errors import guarded
 from app.storage.inserted import inserted_id

@@ -8,13 +8,14 @@ What each start may not import, and why it is heavy or not needed yet:
   or syntax lexers (pygments), which are built after the first paint.
 - the window once ready with no MCP server configured, and ``parley tools list``: no MCP SDK, page extraction,
   search backend or numpy (those load when a server starts, a page is fetched or a search runs), and not
-  httpx's command-line extras (rich; click too where no database is opened, sqlite-utils needs it), which
-  Parley never uses (app/lean_imports.py).
+  httpx's command-line extras (rich; click too where no database is opened), which Parley never uses
+  (app/lean_imports.py).
 - the window once ready and after whatever it started in the background has finished ("idle"): not the keyring
   (finding its backend loads D-Bus and cryptography; it is looked for when a key is first needed) and not the
   price table (genai-prices with its own HTTP client; it loads when the first priced run is sent), not the file
   tools' regex engine (regex: the tools load when a tool list is built) and not json-repair (loaded the first time
-  a model's tool arguments are not JSON).
+  a model's tool arguments are not JSON). Nor sqlite-utils with click, pluggy and python-dateutil: the history is
+  read and written over the sqlite3 module (app/storage/connection.py).
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 EXTRACTION = ("lxml", "readability", "markdownify")
 ON_DEMAND = ("mcp", *EXTRACTION, "ddgs", "numpy", "pandas", "rich")
-FIRST_USE = ("keyring", "secretstorage", "jeepney", "cryptography", "genai_prices", "httpx2", "regex", "json_repair")
+NOT_USED = ("sqlite_utils", "click", "pluggy", "dateutil")
+FIRST_USE = (*NOT_USED, "keyring", "secretstorage", "jeepney", "cryptography", "genai_prices", "httpx2", "regex",
+             "json_repair")
 FIRST_FRAME = (*ON_DEMAND, "sqlite_utils", "keyring", "httpx", "pydantic", "pygments")
 VERSION = (*FIRST_FRAME, "PySide6", "qasync")
 
