@@ -33,9 +33,6 @@ if TYPE_CHECKING:
 def attach_session(window: MainWindow, data_dir: str | None = None, secrets: SecretStore | None = None, *,
                    discover: bool = True, theme: ThemeController | None = None) -> ChatSession:
     """Open settings, history and keyring and connect them to ``window``."""
-    from app.lean_imports import import_httpx
-
-    import_httpx()
     from app.chat_session import ChatSession
     from app.paths import resolve_paths
     from app.secrets.store import SecretStore

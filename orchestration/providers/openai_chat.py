@@ -12,9 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any, assert_never
-
-import httpx
+from typing import TYPE_CHECKING, Any, assert_never
 
 from orchestration.accumulate import ResponseAccumulator
 from orchestration.bounded_json import JSONLimitError, loads_bounded
@@ -50,6 +48,9 @@ from orchestration.providers.config import ProviderConfig
 from orchestration.providers.sse import EventTooLarge, SSEDecoder
 from orchestration.redaction import cut_redacted
 from orchestration.think_tags import InlineReasoning
+
+if TYPE_CHECKING:  # httpx is imported when a client is first made (providers/transport.py)
+    import httpx
 
 _FINISH: dict[str, ModelFinish] = {
     "stop": "stop",

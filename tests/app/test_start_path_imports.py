@@ -15,7 +15,9 @@ What each start may not import, and why it is heavy or not needed yet:
   price table (genai-prices with its own HTTP client; it loads when the first priced run is sent), not the file
   tools' regex engine (regex: the tools load when a tool list is built) and not json-repair (loaded the first time
   a model's tool arguments are not JSON). Nor sqlite-utils with click, pluggy and python-dateutil: the history is
-  read and written over the sqlite3 module (app/storage/connection.py).
+  read and written over the sqlite3 module (app/storage/connection.py). Nor httpx: it loads with the first
+  provider client, page fetch or search (orchestration/providers/transport.py, tools/web), and local-server
+  discovery probes loopback without it.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ REPO = Path(__file__).resolve().parents[2]
 EXTRACTION = ("lxml", "readability", "markdownify")
 ON_DEMAND = ("mcp", *EXTRACTION, "ddgs", "numpy", "pandas", "rich")
 NOT_USED = ("sqlite_utils", "click", "pluggy", "dateutil")
-FIRST_USE = (*NOT_USED, "keyring", "secretstorage", "jeepney", "cryptography", "genai_prices", "httpx2", "regex",
+FIRST_USE = (*NOT_USED, "httpx", "httpcore", "anyio", "keyring", "secretstorage", "jeepney", "cryptography", "genai_prices", "httpx2", "regex",
              "json_repair")
 FIRST_FRAME = (*ON_DEMAND, "sqlite_utils", "keyring", "httpx", "pydantic", "pygments")
 VERSION = (*FIRST_FRAME, "PySide6", "qasync")
