@@ -35,8 +35,8 @@ REPO = Path(__file__).resolve().parents[2]
 EXTRACTION = ("lxml", "readability", "markdownify")
 ON_DEMAND = ("mcp", *EXTRACTION, "ddgs", "numpy", "pandas", "rich")
 NOT_USED = ("sqlite_utils", "click", "pluggy", "dateutil")
-FIRST_USE = (*NOT_USED, "httpx", "httpcore", "anyio", "keyring", "secretstorage", "jeepney", "cryptography", "genai_prices", "httpx2", "regex",
-             "json_repair")
+FIRST_USE = (*NOT_USED, "httpx", "httpcore", "anyio", "keyring", "secretstorage", "jeepney", "cryptography",
+             "genai_prices", "httpx2", "regex", "json_repair")
 FIRST_FRAME = (*ON_DEMAND, "sqlite_utils", "keyring", "httpx", "pydantic", "pygments")
 VERSION = (*FIRST_FRAME, "PySide6", "qasync")
 
