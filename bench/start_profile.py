@@ -157,7 +157,7 @@ def main() -> None:
             QTimer.singleShot(int(max(0.0, started + args.idle - time.monotonic()) * 1000), app.quit)
 
     startup_trace.mark = mark  # type: ignore[assignment]
-    from app.gui import main as gui_main
+    from app.session.gui import main as gui_main
 
     gui_main()
     stages["idle"] = rss_kb()

@@ -7,8 +7,8 @@ import threading
 
 import keyring
 
-from app.keyring_status import NOT_CHECKED, KeyringStatusLine
 from app.secrets.store import SecretStore
+from app.session.keyring_status import NOT_CHECKED, KeyringStatusLine
 from tests.support.memory_keyring import MemoryKeyring
 from widgets.main_window import MainWindow
 
