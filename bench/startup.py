@@ -10,7 +10,7 @@ with a data folder made for the run and a generated history of 1,000 and of 10,0
 - memory: the resident set (VmRSS) of the idle window 10 s after its start, beside the bare window's; and
   after use: the window, with a provider set to a loopback server, opens a 200-message conversation (a real
   click on the list's top row) and sends a message (real key presses), the server streams a 2,000-token answer,
-  and VmRSS is read 1 s after the answer ends (``PARLEY_STARTUP_DRIVE``, app/startup_drive.py);
+  and VmRSS is read 1 s after the answer ends (``PARLEY_STARTUP_DRIVE``, app/session/startup_drive.py);
 - the conversation list with 10,000 rows: the time to fill it and the scroll steps (a page per step, each
   step set and repainted synchronously), beside a QListWidget with an item per row (the list before issue 17);
 - the CLI: ``parley --version`` and ``parley tools list`` against ``python -c "import json"`` (target: at most

@@ -50,8 +50,8 @@ def quit_after() -> float | None:
 
 
 def drive_text() -> str | None:
-    """With ``PARLEY_STARTUP_DRIVE=TEXT`` (and tracing on), the message app/startup_drive.py sends once the window
-    is ready, after opening the top conversation; the quit then comes that long after the answer."""
+    """With ``PARLEY_STARTUP_DRIVE=TEXT`` (and tracing on), the message app/session/startup_drive.py sends once the
+    window is ready, after opening the top conversation; the quit then comes that long after the answer."""
     text = os.environ.get(DRIVE_ENV)
     return text if text and enabled() else None
 
