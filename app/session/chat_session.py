@@ -526,13 +526,13 @@ class ChatSession(QObject):
         if self.history is None or self.window.conversations.searching:
             return
         try:
-            summaries = self.history.list_conversations()
+            listed = self.history.conversation_list()  # the light read: 10,000 rows at start (issue 17)
         except StorageError as problem:
             self.window.show_error_in_chat(str(problem))
             return
+        running = self.controller.is_running
         self.window.conversations.set_conversations(
-            [ConversationItem(s.id, s.title, s.updated_at, s.pinned, self.controller.is_running(s.id))
-             for s in summaries],
+            [ConversationItem(c.id, c.title, c.updated_at, c.pinned, running(c.id)) for c in listed],
             selected=self.conversation_id)
 
     def new_chat(self) -> None:
