@@ -9,6 +9,7 @@ been checked yet; the first use fills it in. A store given a backend (tests, scr
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
+from shiboken6 import isValid
 
 from app.secrets.probe import KeyringStatus, backend_display_name
 from app.secrets.store import SecretStore
@@ -31,8 +32,12 @@ class KeyringStatusLine(QObject):
         self.window = window
         self.secrets = secrets
         self.first_used.connect(self._show)
-        secrets.on_first_use(self.first_used.emit)
+        secrets.on_first_use(self._first_use)
         self.refresh()
+
+    def _first_use(self, status: KeyringStatus) -> None:
+        if isValid(self):  # the store can outlive the window (a worker finishing after it closed): nothing to show
+            self.first_used.emit(status)
 
     def refresh(self) -> None:
         status = self.secrets.known_status()

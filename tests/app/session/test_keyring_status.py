@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 
 import keyring
+from shiboken6 import isValid
 
 from app.secrets.store import SecretStore
 from app.session.keyring_status import NOT_CHECKED, KeyringStatusLine
@@ -78,3 +79,12 @@ def test_a_given_backend_is_shown_at_once(qtbot):
     window = _window(qtbot)
     KeyringStatusLine(window, SecretStore(MemoryKeyring()))
     assert window.keyring_label.text() == "Keyring: MemoryKeyring"
+
+
+def test_a_first_use_after_the_window_is_gone_is_no_error(qtbot, memory_keyring):
+    window = MainWindow()
+    secrets = SecretStore()
+    KeyringStatusLine(window, secrets)
+    window.deleteLater()
+    qtbot.waitUntil(lambda: not isValid(window), timeout=5000)
+    assert secrets.lookup("provider:openai") is None  # the store still works; the line is simply not shown
