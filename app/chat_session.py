@@ -68,6 +68,7 @@ from app.tool_setup import tool_registry
 from app.usage.window import UsageWiring
 from app.window_approver import WindowApprover
 from app.window_attachments import DraftAttachments, stored_views
+from orchestration.loop import RunResult
 from orchestration.messages import Message, UserMessage
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.discovery import discover_local_servers
@@ -485,7 +486,7 @@ class ChatSession(QObject):
         self.window.set_status(model=f"{plan.target.config.id} · {plan.target.model}")
         self.refresh_conversations()
 
-    def _run_finished(self, live: LiveRun, result: Any) -> None:
+    def _run_finished(self, live: LiveRun, result: RunResult) -> None:
         if self.history is None:
             self._memory_history.extend(result.new_messages)
         shown = live.conversation_id == self.conversation_id
