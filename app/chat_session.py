@@ -63,6 +63,7 @@ from app.settings.model import (
 from app.settings.store import save_settings
 from app.storage import History, StorageError
 from app.storage.exchange import import_conversation, read_export
+from app.storage.export_fields import ignored_note
 from app.storage.search import HistorySearch
 from app.tool_setup import tool_registry
 from app.usage.window import UsageWiring
@@ -663,8 +664,10 @@ class ChatSession(QObject):
             return
         self.refresh_conversations()
         self.open_conversation(conversation_id)
-        self.window.statusBar().showMessage(
-            f"Imported “{document.conversation.title}” ({len(document.messages)} messages).", 5000)
+        note = ignored_note(document)  # fields a newer Parley added, left out
+        imported = f"Imported “{document.conversation.title}” ({len(document.messages)} messages)."
+        self.window.statusBar().showMessage(imported if note is None else f"{imported} {note}",
+                                            5000 if note is None else 15000)
 
     def set_theme(self, mode: str) -> None:
         """View > Theme: applied at once and saved, as Preferences' appearance tab does."""

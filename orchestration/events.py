@@ -7,10 +7,11 @@ models. Providers' wire formats never leak past this point. See docs/events.md f
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from orchestration.bounded_json import loads_bounded
@@ -23,12 +24,33 @@ ToolCategory = Literal["search", "utility", "file", "mcp", "other"]
 ToolVisibility = Literal["primary", "secondary", "hidden"]
 
 
+CONTRACT_MAJOR: Final = 1  # the major version this build reads: any "1.x", newer minors included (additive)
+_VERSION = re.compile(r"(\d{1,6})\.(\d{1,6})")
+
+
+def contract_major(version: object) -> int | None:
+    """The major number of a contract version (``"1.5"`` -> 1), or None when ``version`` is not "N.M"."""
+    match = _VERSION.fullmatch(version) if isinstance(version, str) else None
+    return None if match is None else int(match.group(1))
+
+
+def _readable_version(version: str) -> str:
+    """Within one major version changes are additive (docs/events.md), so a newer minor's event of a known type
+    reads as this version's; another major version may have removed or changed fields and is refused."""
+    if contract_major(version) != CONTRACT_MAJOR:
+        raise ValueError(f"run event contract {version!r} is not {CONTRACT_MAJOR}.x, which this version reads")
+    return version
+
+
+ContractVersion = Annotated[str, AfterValidator(_readable_version)]
+
+
 class _Event(BaseModel):
     """Fields every event carries. Unknown fields from newer producers are ignored."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    v: Literal["1.1", "1.2", "1.3", "1.4"] = CONTRACT_VERSION  # events stored by earlier versions still parse
+    v: ContractVersion = CONTRACT_VERSION  # any 1.x: earlier ones parse, a newer one's extra fields are ignored
     run_id: str
     seq: int = Field(ge=0, description="strictly increasing within a run")
     ts: int = Field(description="epoch milliseconds")
@@ -191,7 +213,8 @@ EVENT_TYPES: frozenset[str] = frozenset(
 def parse_event(data: str | bytes | dict[str, Any]) -> RunEvent | None:
     """Parse one event; returns None for an event type this version does not know (clients skip those).
 
-    Raises ``pydantic.ValidationError`` for a known type with bad fields.
+    Raises ``pydantic.ValidationError`` for a known type with bad fields, or stamped with a contract version
+    whose major number is not ``CONTRACT_MAJOR`` (a newer minor version reads: its unknown fields are ignored).
     """
     obj = loads_bounded(data, what="a run event") if isinstance(data, str | bytes) else data
     if obj.get("type") not in EVENT_TYPES:
@@ -226,6 +249,7 @@ class EventFactory:
 
 
 __all__ = [
+    "CONTRACT_MAJOR",
     "CONTRACT_VERSION",
     "ContentDelta",
     "Done",
@@ -248,6 +272,7 @@ __all__ = [
     "ToolVisibility",
     "Usage",
     "ValidationError",
+    "contract_major",
     "event_json",
     "parse_event",
 ]

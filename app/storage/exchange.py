@@ -3,8 +3,9 @@
 The JSON document (``format: parley.conversation``, ``version: 1``) holds the conversation's details, every
 message with its reasoning, tool calls and their outputs, and a summary of each run (no raw run events). It is
 validated on import, so a hand-edited or truncated file is refused with the field that is wrong, and imported
-in one transaction as a new conversation with new ids. API keys are never part of it: they are not stored in
-the history, and run errors were redacted when recorded.
+in one transaction as a new conversation with new ids. A field this version does not know (a newer Parley added
+it within format version 1) is left out and named (``export_fields.py``); a newer format version is refused.
+API keys are never part of it: they are not stored in the history, and run errors were redacted when recorded.
 """
 
 from __future__ import annotations
@@ -45,11 +46,13 @@ class ImportFileError(EnvironmentProblem):
     """The file cannot be imported; the message names the file and the problem."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class _Exported(BaseModel):
+    # A field this version does not know is kept aside, not refused: within one format version a newer Parley
+    # only adds fields (docs/storage.md), so its exports import; export_fields.py names what was left out.
+    model_config = ConfigDict(extra="allow")
 
 
-class ExportedToolOutput(_Strict):
+class ExportedToolOutput(_Exported):
     status: ToolStatus
     content: str
     duration_ms: Count = 0
@@ -57,7 +60,7 @@ class ExportedToolOutput(_Strict):
     data: Any = None
 
 
-class ExportedToolCall(_Strict):
+class ExportedToolCall(_Exported):
     call_id: str
     name: str
     arguments: str
@@ -68,7 +71,7 @@ class ExportedToolCall(_Strict):
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp")  # the types Parley sends images as
 
 
-class ExportedAttachment(_Strict):
+class ExportedAttachment(_Exported):
     """An attached file with its bytes embedded (base64), so an import restores it into the store."""
 
     kind: Literal["image", "document"]
@@ -104,7 +107,7 @@ class ExportedAttachment(_Strict):
                          sha256=self.sha256, width=self.width or 1, height=self.height or 1)
 
 
-class ExportedMessage(_Strict):
+class ExportedMessage(_Exported):
     id: int
     parent_id: int | None = None
     run_id: str | None = None
@@ -120,7 +123,7 @@ class ExportedMessage(_Strict):
     attachments: list[ExportedAttachment] = Field(default_factory=list)
 
 
-class ExportedRun(_Strict):
+class ExportedRun(_Exported):
     id: str
     user_message_id: int | None = None
     provider: str | None = None
@@ -137,7 +140,7 @@ class ExportedRun(_Strict):
     error: dict[str, Any] | None = None
 
 
-class ExportedConversation(_Strict):
+class ExportedConversation(_Exported):
     title: str
     created_at: TimeMs
     updated_at: TimeMs
@@ -149,7 +152,7 @@ class ExportedConversation(_Strict):
     current_leaf_id: int | None = None
 
 
-class ConversationExport(_Strict):
+class ConversationExport(_Exported):
     format: Literal["parley.conversation"] = EXPORT_FORMAT
     version: Literal[1] = EXPORT_VERSION
     exported_at: TimeMs
@@ -248,6 +251,11 @@ def read_export(path: Path) -> ConversationExport:
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise ImportFileError(f"{path} is not a Parley conversation export (expected \"format\": "
                               f"\"{EXPORT_FORMAT}\")")
+    version = data.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > EXPORT_VERSION:
+        raise ImportFileError(f"{path} was exported by a newer version of Parley (export format version "
+                              f"{version}); this version imports version {EXPORT_VERSION} only. Update Parley to "
+                              "import it")
     try:
         return ConversationExport.model_validate(data)
     except ValidationError as exc:
