@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.gui import build_window
 from app.paths import resolve_paths
 from app.secrets.store import SecretStore
+from app.session.gui import build_window
 from app.settings import ProviderSettings, Settings, save_settings
 from tests.support.loopback import LoopbackServer
 from tests.support.memory_keyring import MemoryKeyring
@@ -27,7 +27,7 @@ def test_a_bug_in_a_run_is_named_in_the_chat_and_the_composer_comes_back(qtbot, 
     window.show()
     crashes: list[tuple[Any, str]] = []
     session.controller.crashed.connect(lambda live, trace: crashes.append((live, trace)))
-    monkeypatch.setattr("app.run_controller.run", broken_run)  # the bug: what the controller runs raises
+    monkeypatch.setattr("app.session.run_controller.run", broken_run)  # the bug: what the controller runs raises
 
     session.send("hello")
     until(qasync_loop, lambda: bool(crashes))
