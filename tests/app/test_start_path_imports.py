@@ -8,8 +8,16 @@ What each start may not import, and why it is heavy or not needed yet:
   or syntax lexers (pygments), which are built after the first paint.
 - the window once ready with no MCP server configured, and ``parley tools list``: no MCP SDK, page extraction,
   search backend or numpy (those load when a server starts, a page is fetched or a search runs), and not
-  httpx's command-line extras (rich; click too where no database is opened, sqlite-utils needs it), which
-  Parley never uses (app/lean_imports.py).
+  httpx's command-line extras (rich; click too where no database is opened), which Parley never uses
+  (app/lean_imports.py).
+- the window once ready and after whatever it started in the background has finished ("idle"): not the keyring
+  (finding its backend loads D-Bus and cryptography; it is looked for when a key is first needed) and not the
+  price table (genai-prices with its own HTTP client; it loads when the first priced run is sent), not the file
+  tools' regex engine (regex: the tools load when a tool list is built) and not json-repair (loaded the first time
+  a model's tool arguments are not JSON). Nor sqlite-utils with click, pluggy and python-dateutil: the history is
+  read and written over the sqlite3 module (app/storage/connection.py). Nor httpx: it loads with the first
+  provider client, page fetch or search (orchestration/providers/transport.py, tools/web), and local-server
+  discovery probes loopback without it.
 """
 
 from __future__ import annotations
@@ -26,13 +34,16 @@ REPO = Path(__file__).resolve().parents[2]
 
 EXTRACTION = ("lxml", "readability", "markdownify")
 ON_DEMAND = ("mcp", *EXTRACTION, "ddgs", "numpy", "pandas", "rich")
+NOT_USED = ("sqlite_utils", "click", "pluggy", "dateutil")
+FIRST_USE = (*NOT_USED, "httpx", "httpcore", "anyio", "keyring", "secretstorage", "jeepney", "cryptography",
+             "genai_prices", "httpx2", "regex", "json_repair")
 FIRST_FRAME = (*ON_DEMAND, "sqlite_utils", "keyring", "httpx", "pydantic", "pygments")
 VERSION = (*FIRST_FRAME, "PySide6", "qasync")
 
 REPORT = "import json, sys; print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))"
 
 WINDOW = r"""
-import json, sys
+import json, sys, threading
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
@@ -44,6 +55,12 @@ seen = {}
 def ready():
     attach_session(window, discover=False)
     seen["ready"] = sorted({m.split('.')[0] for m in sys.modules})
+    QTimer.singleShot(0, idle)
+def idle():
+    for thread in threading.enumerate():  # what the start left running in the background finishes first
+        if thread is not threading.current_thread():
+            thread.join(10)
+    seen["idle"] = sorted({m.split('.')[0] for m in sys.modules})
     app.quit()
 def painted():
     seen["painted"] = sorted({m.split('.')[0] for m in sys.modules})
@@ -89,9 +106,10 @@ def test_other_commands_do_not_load_the_mcp_sdk_or_extraction(tmp_path, argv):
 
 def test_the_first_frame_waits_for_nothing_heavy_and_ready_loads_no_on_demand_library(tmp_path):
     seen = json.loads(_run(WINDOW, tmp_path))
-    assert set(seen) == {"painted", "ready"}, "the window was never painted offscreen"
+    assert set(seen) == {"painted", "ready", "idle"}, "the window was never painted offscreen"
     assert _loaded(set(seen["painted"]), FIRST_FRAME) == []
     assert _loaded(set(seen["ready"]), ON_DEMAND) == []
+    assert _loaded(set(seen["idle"]), (*ON_DEMAND, *FIRST_USE)) == []
 
 
 def test_opening_the_history_loads_no_sqlite_utils_plugins(tmp_path):
