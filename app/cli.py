@@ -65,6 +65,9 @@ MODULE_COMMANDS = {"keys": "keys_command", "providers": "providers_command", "mc
                    "history": "history_command", "search": "history_command", "export": "history_command",
                    "import": "history_command", "local": "local_command", "usage": "usage.command"}
 INLINE_COMMANDS = ("chat", "models", "tools")
+# Commands that open no connection unless configured to (``tools list`` starts MCP servers only when some are set
+# up, and imports httpx leanly itself then), so httpx is not imported up front for them.
+NO_HTTP_COMMANDS = ("tools",)
 
 
 def _named_command(argv: Sequence[str]) -> str | None:
@@ -279,7 +282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     server_command = None
-    if _named_command(argv) is not None:  # a command: httpx may be imported, without its own CLI's libraries
+    named = _named_command(argv)
+    if named is not None and named not in NO_HTTP_COMMANDS:
+        # a command: httpx may be imported, without its own CLI's libraries
         from app.lean_imports import import_httpx
 
         import_httpx()

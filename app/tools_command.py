@@ -12,6 +12,7 @@ from typing import Any
 
 from app.cli_common import EXIT_OK
 from app.cli_context import secret_store, settings_from_args
+from app.lean_imports import import_httpx
 from app.settings import Settings
 from app.tool_setup import configured_tools, connected_mcp
 from orchestration.tool_api import RunnableTool
@@ -23,6 +24,7 @@ DENIED = "denied in the settings (tools.approval)"
 
 
 async def _with_mcp(settings: Settings) -> list[RunnableTool]:
+    import_httpx()  # the MCP SDK's client: without httpx's command-line libraries (app/lean_imports.py)
     manager = await connected_mcp(settings, secret_store().lookup)
     try:
         return list(configured_tools(settings, secret_store().lookup, manager))

@@ -26,9 +26,8 @@ import codecs
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 from pydantic import BaseModel, Field, field_validator
 from pydantic_core import PydanticCustomError
 
@@ -46,6 +45,9 @@ from tools.web.cache import TTLCache
 from tools.web.decode import ACCEPT_ENCODING, BoundedDecoder, CorruptContent, UnsupportedEncoding
 from tools.web.extract_types import ContentKind
 from tools.web.settings import FetchSettings
+
+if TYPE_CHECKING:  # httpx loads at the first fetch, not when the tool is listed (start-up: `parley tools list`)
+    import httpx
 
 NAME = "web_fetch"
 MAX_URL_CHARS = 2048
@@ -87,6 +89,8 @@ def _size(count: int) -> str:
 
 def parse_url(text: str) -> httpx.URL:
     """An http(s) URL without fragment, or FetchFailed saying what is wrong with it."""
+    import httpx
+
     try:
         url = httpx.URL(text.strip())
     except httpx.InvalidURL as exc:
@@ -183,6 +187,8 @@ class WebFetch:
 
     # --- network ------------------------------------------------------------------------------------
     async def _connect(self, client: httpx.AsyncClient, url: httpx.URL, requested: httpx.URL) -> httpx.Response:
+        import httpx
+
         host = url.raw_host.decode("ascii")
         port = url.port or (443 if url.scheme == "https" else 80)
         try:
@@ -207,6 +213,8 @@ class WebFetch:
             raise FetchFailed(f"Could not connect to {url.host} ({str(exc) or type(exc).__name__}).") from None
 
     def _redirect_target(self, url: httpx.URL, location: str) -> httpx.URL:
+        import httpx
+
         try:
             target = url.join(location)
         except httpx.InvalidURL:
@@ -217,6 +225,8 @@ class WebFetch:
         return target.copy_with(fragment=None)
 
     async def _read(self, response: httpx.Response, url: httpx.URL, requested: httpx.URL) -> FetchedPage:
+        import httpx
+
         settings = self.settings
         if response.status_code >= 300:
             raise FetchFailed(_status_problem(url, response.status_code, response.reason_phrase))
@@ -266,6 +276,8 @@ class WebFetch:
                            content_type=media_type, cut_note=cut_note)
 
     async def _fetch(self, requested: httpx.URL) -> FetchedPage:
+        import httpx
+
         timeouts = httpx.Timeout(self.settings.timeout, connect=min(self.settings.timeout, CONNECT_TIMEOUT))
         # No keep-alive: each connection is made to one checked address and must not be reused for another name.
         async with httpx.AsyncClient(timeout=timeouts, follow_redirects=False, trust_env=False,
