@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from app.cli_common import EXIT_OK
-from app.cli_context import secret_store, settings_from_args
+from app.cli_context import key_lookup, settings_from_args
 from app.lean_imports import import_httpx
 from app.settings import Settings
 from app.tool_setup import configured_tools, connected_mcp
@@ -25,9 +25,10 @@ DENIED = "denied in the settings (tools.approval)"
 
 async def _with_mcp(settings: Settings) -> list[RunnableTool]:
     import_httpx()  # the MCP SDK's client: without httpx's command-line libraries (app/lean_imports.py)
-    manager = await connected_mcp(settings, secret_store().lookup)
+    lookup = key_lookup()
+    manager = await connected_mcp(settings, lookup)
     try:
-        return list(configured_tools(settings, secret_store().lookup, manager))
+        return list(configured_tools(settings, lookup, manager))
     finally:
         await manager.aclose()
 
@@ -65,10 +66,8 @@ def tool_rows(settings: Settings, tools: list[RunnableTool]) -> list[dict[str, A
 
 def run_tools(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    if settings.mcp_servers:
-        tools = asyncio.run(_with_mcp(settings))
-    else:
-        tools = list(configured_tools(settings, secret_store().lookup))
+    tools = asyncio.run(_with_mcp(settings)) if settings.mcp_servers else \
+        list(configured_tools(settings, key_lookup()))
     rows = tool_rows(settings, tools)
     if getattr(args, "json", False):
         print(json.dumps(rows, indent=2))
