@@ -11,10 +11,11 @@ What each start may not import, and why it is heavy or not needed yet:
   httpx's command-line extras (rich; click too where no database is opened, sqlite-utils needs it), which
   Parley never uses (app/lean_imports.py).
 - ``parley tools list`` also opens no connection and reads no key, so it loads no HTTP client (httpx), keyring,
-  database or event models (orchestration.events, .messages, .engine); reading the settings loads none of the
-  tools (tools.files.* with regex) or the event models either.
-- ``parley chat`` to a provider on loopback: no MCP SDK, extraction, search backend or numpy, and neither the MCP
-  manager nor the built-in engine's adapter (no MCP server is configured, the provider is not the built-in one).
+  database, event models (orchestration.events, .messages, .engine) or regex engine (``regex``, for
+  search_files' first search); reading the settings loads none of the tools (tools.files.*) or event models.
+- ``parley chat`` to a provider on loopback: no MCP SDK, extraction, search backend or numpy, neither the MCP
+  manager nor the built-in engine's adapter (no MCP server is configured, the provider is not the built-in one),
+  and not json_repair (loaded when a model first sends broken tool arguments) or regex.
 """
 
 from __future__ import annotations
@@ -38,10 +39,10 @@ VERSION = (*FIRST_FRAME, "PySide6", "qasync")
 
 REPORT = "import json, sys; print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))"
 REPORT_MODULES = "import json, sys; print(json.dumps(sorted(sys.modules)))"
-TOOLS_LIST = (*ON_DEMAND, "click", "httpx", "keyring", "sqlite_utils")
+TOOLS_LIST = (*ON_DEMAND, "click", "httpx", "keyring", "sqlite_utils", "regex")
 EVENT_MODELS = ("orchestration.events", "orchestration.messages", "orchestration.engine")
 FILE_TOOLS = ("tools.files.read_file", "tools.files.edit_file", "tools.files.search_files", "regex")
-CHAT_NOT_NEEDED = ("tools.mcp.manager", "app.engine.adapter")
+CHAT_NOT_NEEDED = ("tools.mcp.manager", "app.engine.adapter", "json_repair", "regex")
 
 WINDOW = r"""
 import json, sys
