@@ -11,7 +11,6 @@ import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from app.cli_common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError
 from app.errors import EnvironmentProblem
@@ -97,7 +96,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="parley", description="Parley: chat with LLMs from your own machine. With no command, the window "
                                     "opens; the commands below work in a terminal.")
-    parser.add_argument("--version", action=_VersionOnDemand)
+    parser.add_argument("--version", action="version", version=f"parley {_version()}")
     parser.add_argument("--data-dir", metavar="DIR", default=None, help=DATA_DIR_HELP)
     # --data-dir is accepted after the subcommand too; SUPPRESS keeps the value given before it.
     data_dir = argparse.ArgumentParser(add_help=False)
@@ -129,16 +128,6 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         else:
             sub.add_parser(command)
     return parser
-
-
-class _VersionOnDemand(argparse._VersionAction):
-    """``--version``, with the installed version read (importlib.metadata, a scan of the installed packages) only
-    when it is asked for, not for every command (start-up: bench/startup.py)."""
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
-        self.version = f"parley {_version()}"
-        super().__call__(parser, namespace, values, option_string)
 
 
 def _version() -> str:
