@@ -6,7 +6,6 @@ configured MCP servers are connected first (up to MCP_CONNECT_TIMEOUT_S) so thei
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 from typing import Any
 
@@ -66,8 +65,12 @@ def tool_rows(settings: Settings, tools: list[RunnableTool]) -> list[dict[str, A
 
 def run_tools(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    tools = asyncio.run(_with_mcp(settings)) if settings.mcp_servers else \
-        list(configured_tools(settings, key_lookup()))
+    if settings.mcp_servers:
+        import asyncio  # the MCP servers are the only thing a listing waits for
+
+        tools = asyncio.run(_with_mcp(settings))
+    else:
+        tools = list(configured_tools(settings, key_lookup()))
     rows = tool_rows(settings, tools)
     if getattr(args, "json", False):
         print(json.dumps(rows, indent=2))

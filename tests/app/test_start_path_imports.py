@@ -11,8 +11,9 @@ What each start may not import, and why it is heavy or not needed yet:
   httpx's command-line extras (rich; click too where no database is opened, sqlite-utils needs it), which
   Parley never uses (app/lean_imports.py).
 - ``parley tools list`` also opens no connection and reads no key, so it loads no HTTP client (httpx), keyring,
-  database, event models (orchestration.events, .messages, .engine) or regex engine (``regex``, for
-  search_files' first search); reading the settings loads none of the tools (tools.files.*) or event models.
+  database, event models (orchestration.events, .messages, .engine), regex engine (``regex``, for
+  search_files' first search) or asyncio (no MCP server to wait for); reading the settings loads none of the
+  tools (tools.files.*) or event models.
 - ``parley chat`` to a provider on loopback: no MCP SDK, extraction, search backend or numpy, neither the MCP
   manager nor the built-in engine's adapter (no MCP server is configured, the provider is not the built-in one),
   and not json_repair (loaded when a model first sends broken tool arguments) or regex.
@@ -39,7 +40,7 @@ VERSION = (*FIRST_FRAME, "PySide6", "qasync")
 
 REPORT = "import json, sys; print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))"
 REPORT_MODULES = "import json, sys; print(json.dumps(sorted(sys.modules)))"
-TOOLS_LIST = (*ON_DEMAND, "click", "httpx", "keyring", "sqlite_utils", "regex")
+TOOLS_LIST = (*ON_DEMAND, "click", "httpx", "keyring", "sqlite_utils", "regex", "asyncio")
 EVENT_MODELS = ("orchestration.events", "orchestration.messages", "orchestration.engine")
 FILE_TOOLS = ("tools.files.read_file", "tools.files.edit_file", "tools.files.search_files", "regex")
 CHAT_NOT_NEEDED = ("tools.mcp.manager", "app.engine.adapter", "json_repair", "regex")
