@@ -283,6 +283,10 @@ def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     server_command = None
     named = _named_command(argv)
+    if named is not None:  # a command: its settings are pydantic models, built without a plugin search
+        from app.pydantic_plugins import skip_plugin_discovery
+
+        skip_plugin_discovery()
     if named is not None and named not in NO_HTTP_COMMANDS:
         # a command: httpx may be imported, without its own CLI's libraries
         from app.lean_imports import import_httpx
