@@ -1,13 +1,13 @@
 """The main window's layout: conversations left, chat and composer centre, reasoning and search results right.
 
 It arranges the widgets and fans run events out to them; deciding what to send, where to store it and which
-provider to use is the app's job (``app/chat_session.py``), which connects to the signals here.
+provider to use is the app's job (``app/session/chat_session.py``), which connects to the signals here.
 """
 
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import TYPE_CHECKING, assert_never
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
@@ -35,6 +35,9 @@ from widgets.safe_text import plain_label, plain_tooltip
 from widgets.search_results_pane import SearchResultsPane
 from widgets.typing_indicator import TypingIndicator
 from widgets.warning_banner import WarningBanner
+
+if TYPE_CHECKING:  # the event classes are imported where they are matched: pydantic stays off the first frame
+    from orchestration.events import RunEvent
 
 SIDE_WIDTH = 260
 PANES_WIDTH = 340
@@ -203,24 +206,34 @@ class MainWindow(QMainWindow):
         self.composer.focus_input()
 
     # --- run events ---------------------------------------------------------------------------------
-    def handle_event(self, event: Any) -> None:
+    def handle_event(self, event: RunEvent) -> None:
         self.chat_view.handle_event(event)
         self.reasoning_pane.handle_event(event)
         self.search_pane.handle_event(event)
         self.banner.handle_event(event)
         self.inspector.handle_event(event)
-        if event.type == "content" and self._live_answer is not None:
-            self._live_answer.append(event.content)
-        if event.type == "usage":  # the run's total over its model calls, as the inspector and history count it
-            self._run_tokens = (self._run_tokens[0] + event.input_tokens, self._run_tokens[1] + event.output_tokens)
-            self.usage_label.setText(f"{self._run_tokens[0]:,} in · {self._run_tokens[1]:,} out")
-        elif event.type == "run_started":
-            self._live_answer = []
-            self._run_tokens = (0, 0)
-            self.composer.set_running(True)
-        elif event.type == "done":
-            self.composer.set_running(False)
-            self.composer.focus_input()
+        from orchestration import events as ev  # here, not at the top: pydantic stays off the first frame
+
+        match event:
+            case ev.ContentDelta():
+                if self._live_answer is not None:
+                    self._live_answer.append(event.content)
+            case ev.Usage():  # the run's total over its model calls, as the inspector and history count it
+                self._run_tokens = (self._run_tokens[0] + event.input_tokens,
+                                    self._run_tokens[1] + event.output_tokens)
+                self.usage_label.setText(f"{self._run_tokens[0]:,} in · {self._run_tokens[1]:,} out")
+            case ev.RunStarted():
+                self._live_answer = []
+                self._run_tokens = (0, 0)
+                self.composer.set_running(True)
+            case ev.Done():
+                self.composer.set_running(False)
+                self.composer.focus_input()
+            case (ev.ReasoningDelta() | ev.ToolCalls() | ev.ToolExecuting() | ev.ToolResult() | ev.RunWarning()
+                  | ev.ModelCallStarted() | ev.ModelCallFinished() | ev.ModelExchange() | ev.RunError()):
+                pass
+            case _:
+                assert_never(event)
 
     def _show_reasoning(self, wanted: bool) -> None:
         if wanted:
@@ -306,6 +319,14 @@ class MainWindow(QMainWindow):
         present(self.layout(), "the window's layout").invalidate()
         present(self.layout(), "the window's layout").activate()
         self.splitter.setSizes(sizes)
+
+    def resting_layout(self) -> tuple[int, list[int], bool]:
+        """Width, splitter sizes and whether the right panes show, as they are with the inspector drawer closed
+        (what a restart restores before it opens the drawer again: widgets/window_layout.py)."""
+        if self._before_drawer is not None:
+            grown_to, before, sizes, panes_shown = self._before_drawer
+            return (before if self.width() == grown_to else self.width()), list(sizes), panes_shown
+        return self.width(), self.splitter.sizes(), self.panes.isVisibleTo(self)
 
     def last_answer(self) -> str:
         """The answer of the latest run in this window, else the newest answer of the open conversation."""

@@ -50,8 +50,8 @@ import json, sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from app.gui import attach_session
-from app.startup_trace import on_first_paint
+from app.session.gui import attach_session
+from app.session.startup_trace import on_first_paint
 from widgets.main_window import MainWindow
 window = MainWindow()
 seen = {}
@@ -79,7 +79,7 @@ def _run(code: str, tmp_path: Path, *args: str) -> str:
 
 
 def _cli_modules(tmp_path: Path, *argv: str, report: str = REPORT) -> set[str]:
-    code = ("import contextlib, io, sys\nfrom app.cli import main\n"
+    code = ("import contextlib, io, sys\nfrom app.cli.entry import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n    main(sys.argv[1:])\n" + report)
     return set(json.loads(_run(code, tmp_path, *argv)))
 
