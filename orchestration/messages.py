@@ -3,6 +3,10 @@
 Adapters translate these to and from their wire formats. Opaque provider data (reasoning signatures,
 encrypted reasoning, response ids) rides on the part or message it belongs to, so the next request can send
 it back unchanged.
+
+Every model here builds its validator when it is first used (``defer_build``), not at import: the window
+imports this module at start but needs no message or provider event until a conversation is opened or a
+message sent (issue 17, bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from orchestration.events import ToolStatus
 
 
 class TextPart(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     kind: Literal["text"] = "text"
     text: str
@@ -27,7 +31,7 @@ class TextPart(BaseModel):
 class ReasoningPart(BaseModel):
     """Reasoning the model showed (or hid: ``text`` may be empty when only ``encrypted`` is present)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     kind: Literal["reasoning"] = "reasoning"
     text: str = ""
@@ -38,7 +42,7 @@ class ReasoningPart(BaseModel):
 
 
 class ToolCallPart(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     kind: Literal["tool_call"] = "tool_call"
     id: str
@@ -59,7 +63,8 @@ AssistantPart = Annotated[TextPart | ReasoningPart | ToolCallPart, Field(discrim
 class ImagePart(BaseModel):
     """An image the user attached, already prepared for sending (decoded, checked, downscaled)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_bytes="base64", val_json_bytes="base64")
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True, ser_json_bytes="base64",
+                              val_json_bytes="base64")
 
     kind: Literal["image"] = "image"
     name: str = Field(description="the file name the user attached, shown and exported")
@@ -80,7 +85,7 @@ class DocumentPart(BaseModel):
     """A document the user attached, sent as text: its extracted text (already cut to the limit, with a note
     saying so) under the file name."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     kind: Literal["document"] = "document"
     name: str
@@ -99,11 +104,15 @@ Attachment = Annotated[ImagePart | DocumentPart, Field(discriminator="kind")]
 
 
 class SystemMessage(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     role: Literal["system"] = "system"
     content: str
 
 
 class UserMessage(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     role: Literal["user"] = "user"
     content: str
     attachments: list[Attachment] = Field(default_factory=list, description="sent before the text, in order")
@@ -152,6 +161,8 @@ def user_content_items(message: UserMessage, *, text: Callable[[str], dict[str, 
 
 
 class AssistantMessage(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     role: Literal["assistant"] = "assistant"
     parts: list[AssistantPart] = Field(default_factory=list)
     response_id: str | None = None
@@ -172,6 +183,8 @@ class AssistantMessage(BaseModel):
 
 
 class ToolResultMessage(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     role: Literal["tool"] = "tool"
     call_id: str
     name: str

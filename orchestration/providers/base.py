@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Callable, Iterator
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from orchestration.accumulate import ResponseAccumulator
 from orchestration.bounded_json import JSONLimitError, loads_bounded
@@ -32,6 +30,9 @@ from orchestration.providers.sse import EventTooLarge
 from orchestration.providers.transport import Sleep, Transport, read_answer
 from orchestration.redaction import cut_redacted
 from orchestration.think_tags import InlineReasoning
+
+if TYPE_CHECKING:  # httpx is imported when a client is first made (providers/transport.py)
+    import httpx
 
 UNFRAMED_BODY_KEPT = 64_000  # bytes kept of a body that yields no frames, to report what it was
 QUOTED_FRAME_CHARS = 120  # characters of a frame that is not JSON quoted in the error (keys hidden)

@@ -14,9 +14,7 @@ import json
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.errors import (
@@ -30,11 +28,16 @@ from orchestration.errors import (
     empty_response,
     error_from_response,
 )
+from orchestration.lean_imports import import_httpx
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.sse import MAX_EVENT_BYTES
+from orchestration.providers.tls import tls_verify
 from orchestration.redaction import cut_redacted
 from orchestration.unicode_text import replace_lone_surrogates
 from orchestration.wire_capture import current_capture
+
+if TYPE_CHECKING:
+    import httpx
 
 Sleep = Callable[[float], Awaitable[None]]
 MAX_ERROR_BODY = 64_000  # characters of an error body kept for messages and traces
@@ -85,12 +88,16 @@ class Transport:
 
     def __init__(self, config: ProviderConfig, client: httpx.AsyncClient | None = None,
                  sleep: Sleep = asyncio.sleep) -> None:
+        import_httpx()  # on the first client, not with the adapters: a window that sends nothing never loads it
+        import httpx
+
         self.config = config
         self._own_client = client is None
         self._client = client or httpx.AsyncClient(
             timeout=httpx.Timeout(connect=config.connect_timeout, read=config.idle_timeout, write=30.0,
                                   pool=10.0),
             follow_redirects=False,
+            verify=tls_verify(config.base_url),
         )
         self._sleep = sleep
 
@@ -119,6 +126,8 @@ class Transport:
     async def stream(self, method: str, path: str, payload: dict[str, Any] | None = None,
                      headers: dict[str, str] | None = None) -> AsyncIterator[httpx.Response]:
         """An open 2xx response whose body has not been read yet; retried while that is still true."""
+        import httpx  # loaded by __init__
+
         attempt = 0
         capture = current_capture()
         while True:
@@ -175,6 +184,8 @@ class Transport:
 
     async def iter_bytes(self, response: httpx.Response) -> AsyncIterator[bytes]:
         """The body, with network failures and idle timeouts converted."""
+        import httpx  # loaded by __init__
+
         capture = current_capture()
         try:
             async for chunk in response.aiter_bytes():
