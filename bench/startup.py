@@ -183,11 +183,11 @@ def fill_long_conversation(home: Path, messages: int) -> None:
     subprocess.run([sys.executable, "-c", script], env=env, check=True, cwd=REPO)
 
 
-class StreamingServer:
-    """A loopback OpenAI-compatible server that answers every chat request with a ``tokens``-token stream."""
+class _LoopbackServer:
+    """A loopback HTTP server on a free port that reads each whole request and hands the connection to
+    ``_answer``; the two benchmark servers below differ only in what they answer and note."""
 
-    def __init__(self, tokens: int) -> None:
-        self.chunks = [_sse_chunk(token) for token in _answer_tokens(tokens)]
+    def __init__(self) -> None:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(8)
@@ -202,31 +202,52 @@ class StreamingServer:
             except OSError:
                 return
             with conn:
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    more = conn.recv(65536)
-                    if not more:
-                        break
-                    data += more
-                head, _, body = data.partition(b"\r\n\r\n")
-                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length:")), 0)
-                while len(body) < length:
-                    more = conn.recv(65536)
-                    if not more:
-                        break
-                    body += more
-                try:
-                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
-                    for start in range(0, len(self.chunks), 20):  # 20 tokens a write, about 2,000 tokens a second
-                        conn.sendall(b"".join(self.chunks[start:start + 20]))
-                        time.sleep(0.01)
-                    conn.sendall(SSE_END)
-                except OSError:
-                    pass
+                self._read_request(conn)
+                self._answer(conn)
+
+    def _read_request(self, conn: socket.socket) -> None:
+        """Reads the head and a ``Content-Length`` body, so the client never sees its request cut off."""
+        data = self._first_read(conn)
+        while b"\r\n\r\n" not in data:
+            more = conn.recv(65536)
+            if not more:
+                break
+            data += more
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                       if line.lower().startswith(b"content-length:")), 0)
+        while len(body) < length:
+            more = conn.recv(65536)
+            if not more:
+                break
+            body += more
+
+    def _first_read(self, conn: socket.socket) -> bytes:
+        return b""
+
+    def _answer(self, conn: socket.socket) -> None:
+        raise NotImplementedError
 
     def close(self) -> None:
         self.sock.close()
+
+
+class StreamingServer(_LoopbackServer):
+    """A loopback OpenAI-compatible server that answers every chat request with a ``tokens``-token stream."""
+
+    def __init__(self, tokens: int) -> None:
+        self.chunks = [_sse_chunk(token) for token in _answer_tokens(tokens)]
+        super().__init__()
+
+    def _answer(self, conn: socket.socket) -> None:
+        try:
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+            for start in range(0, len(self.chunks), 20):  # 20 tokens a write, about 2,000 tokens a second
+                conn.sendall(b"".join(self.chunks[start:start + 20]))
+                time.sleep(0.01)
+            conn.sendall(SSE_END)
+        except OSError:
+            pass
 
 
 def fill_history(home: Path, conversations: int) -> None:
@@ -402,46 +423,22 @@ def cli_pairs(env: dict[str, str], repeat: int) -> dict[str, object]:
     return results
 
 
-class FirstByteServer:
+class FirstByteServer(_LoopbackServer):
     """A loopback HTTP server that notes when the first byte of each request arrives and answers with a short
     OpenAI-style stream, so ``parley chat`` finishes normally."""
 
     def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.port = self.sock.getsockname()[1]
         self.first_bytes: list[float] = []
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
+        super().__init__()
 
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with conn:
-                data = conn.recv(65536)
-                self.first_bytes.append(time.monotonic())
-                while b"\r\n\r\n" not in data:
-                    more = conn.recv(65536)
-                    if not more:
-                        break
-                    data += more
-                head, _, body = data.partition(b"\r\n\r\n")
-                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length:")), 0)
-                while len(body) < length:
-                    more = conn.recv(65536)
-                    if not more:
-                        break
-                    body += more
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n"
-                             b"Content-Length: " + str(len(SSE_ANSWER)).encode() + b"\r\n\r\n" + SSE_ANSWER)
+    def _first_read(self, conn: socket.socket) -> bytes:
+        data = conn.recv(65536)
+        self.first_bytes.append(time.monotonic())
+        return data
 
-    def close(self) -> None:
-        self.sock.close()
+    def _answer(self, conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n"
+                     b"Content-Length: " + str(len(SSE_ANSWER)).encode() + b"\r\n\r\n" + SSE_ANSWER)
 
 
 def chat_first_byte(env: dict[str, str], repeat: int, work: Path) -> dict[str, float]:
