@@ -29,6 +29,11 @@ ON_DEMAND = ("mcp", *EXTRACTION, "ddgs", "numpy", "pandas", "rich")
 FIRST_FRAME = (*ON_DEMAND, "sqlite_utils", "keyring", "httpx", "pydantic", "pygments")
 VERSION = (*FIRST_FRAME, "PySide6", "qasync")
 
+# The app modules the window's start imports before its first frame; the session's (settings, storage, the run
+# service) are imported after it.
+WINDOW_START_APP = ("app.cli", "app.cli_common", "app.errors", "app.terminal_text", "app.gui", "app.startup_trace",
+                    "app.gui_thread_gc")
+
 REPORT = "import json, sys; print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))"
 
 WINDOW = r"""
@@ -56,8 +61,26 @@ print(json.dumps(seen))
 """
 
 
-def _run(code: str, tmp_path: Path, *args: str) -> str:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "PARLEY_HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen"}
+# `parley` with no command, through the real entry point (app/cli.py, then app/gui.py): what is imported when the
+# first frame has been painted, read where the window stamps it (app/startup_trace.py), and when it is ready.
+ENTRY = r"""
+import json, sys
+from app import startup_trace
+seen = {}
+stamp = startup_trace.mark
+def spy(event):
+    seen.setdefault(event, sorted(sys.modules))
+    stamp(event)
+startup_trace.mark = spy
+from app.cli import main
+code = main([])
+print(json.dumps({"code": code, **seen}))
+"""
+
+
+def _run(code: str, tmp_path: Path, *args: str, env_extra: dict[str, str] | None = None) -> str:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PARLEY_HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen",
+           **(env_extra or {})}
     done = subprocess.run([sys.executable, "-c", code, *args], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=90)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -100,3 +123,20 @@ def test_opening_the_history_loads_no_sqlite_utils_plugins(tmp_path):
             "history = History.open(resolve_paths().database)\nhistory.list_conversations()\n"
             "from sqlite_utils import plugins\nprint(plugins._plugins_loaded)")
     assert _run(code, tmp_path) == "False"
+
+
+def _top_level(modules: list[str]) -> set[str]:
+    return {name.split(".")[0] for name in modules}
+
+
+def test_parley_with_no_command_paints_before_it_imports_any_command_or_the_session(tmp_path):
+    """The real entry point: a command's module (the history commands import the database and the settings) or
+    the version lookup on the way to the window would hold its first frame back."""
+    seen = json.loads(_run(ENTRY, tmp_path, env_extra={"PARLEY_STARTUP_QUIT_AFTER": "0"}))
+    assert seen["code"] == 0
+    assert {"painted", "ready"} <= set(seen), "the window was never painted offscreen"
+    painted = seen["painted"]
+    assert _loaded(_top_level(painted), FIRST_FRAME) == []
+    assert sorted(name for name in painted if name.startswith("app.") and name not in WINDOW_START_APP) == []
+    assert "importlib.metadata" not in painted
+    assert _loaded(_top_level(seen["ready"]), ON_DEMAND) == []
