@@ -21,6 +21,8 @@ from widgets.message_actions import SHORTCUTS as MESSAGE_SHORTCUTS
 if TYPE_CHECKING:
     from widgets.main_window import MainWindow
 
+SEARCH_TAB = 1  # widgets/main_window.py's SEARCH_TAB (not imported from there: it imports this module)
+
 THEMES = (("light", "&Light"), ("dark", "&Dark"), ("system", "Follow the &system"))
 SHORTCUTS = (
     ("Ctrl+N", "New chat"), ("Ctrl+O", "Import a conversation"), ("Ctrl+K", "Search conversations"),
@@ -124,8 +126,9 @@ class WindowMenus(QObject):
         panes = self.window.panes
         shown = panes.isVisibleTo(self.window)
         self.reasoning.setChecked(shown and panes.currentWidget() is self.window.reasoning_pane)
-        self.search_results.setChecked(shown and panes.currentWidget() is self.window.search_pane)
-        self.inspector.setChecked(self.window.inspector.isVisibleTo(self.window))
+        self.search_results.setChecked(shown and panes.currentIndex() == SEARCH_TAB)  # built or not
+        inspector = self.window.built_inspector()
+        self.inspector.setChecked(inspector is not None and inspector.isVisibleTo(self.window))
 
     def _pane(self, pane: QWidget, on: bool) -> None:
         self.window.show_pane(pane if on else None)
