@@ -703,7 +703,7 @@ class ChatSession(QObject):
         except StorageError as problem:
             self.window.show_error_in_chat(str(problem))
             return
-        self.window.inspector.show_trace(RunTrace.from_events(events))
+        self.window.inspector.show_trace(RunTrace.from_stored(events))
 
     def export_run(self, run_id: str, document: str) -> None:
         path = self.choose_export_path(f"parley-run-{run_id[:12]}.json")

@@ -7,10 +7,26 @@ app/terminal_text.py, so control sequences in model or tool text are shown, not 
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+from typing import TextIO, assert_never
 
 from app.terminal_text import TerminalSafeStream, terminal_safe
-from orchestration.events import RunEvent, event_json
+from orchestration.events import (
+    ContentDelta,
+    Done,
+    ModelCallFinished,
+    ModelCallStarted,
+    ModelExchange,
+    ReasoningDelta,
+    RunError,
+    RunEvent,
+    RunStarted,
+    RunWarning,
+    ToolCalls,
+    ToolExecuting,
+    ToolResult,
+    Usage,
+    event_json,
+)
 
 
 class JsonLinesPrinter:
@@ -52,40 +68,46 @@ class TerminalPrinter:
             self._answer_open = False
 
     def __call__(self, event: RunEvent) -> None:
-        if event.type == "reasoning":
-            if self.show_reasoning:
-                if not self._in_reasoning:
-                    self.err.write("[reasoning] ")
-                    self._in_reasoning = True
-                self.err.write(event.content)
-                self.err.flush()
-        elif event.type == "content":
-            self._end_reasoning()
-            self.out.write(event.content)
-            self.out.flush()
-            self._answer_open = not event.content.endswith("\n")
-        elif event.type == "tool_calls":
-            self._end_reasoning()
-            self._end_answer_line()
-            for call in event.calls:
-                self._names[call.id] = call.name
-                self.err.write(f"[tool] {call.name}({_short(call.arguments, 200)})\n")
-        elif event.type == "tool_result":
-            self.err.write(f"[tool] {event.name} -> {event.status} in {event.duration_ms} ms: "
-                           f"{_short(event.result)}\n")
-        elif event.type == "warning":
-            self._end_reasoning()
-            self._end_answer_line()
-            self.err.write(f"[warning] {event.message}\n")
-        elif event.type == "error":
-            self._end_reasoning()
-            self._end_answer_line()
-            self.err.write(f"error: {event.message}\n")
-        elif event.type == "done":
-            self._end_reasoning()
-            self._end_answer_line()
-            if event.finish_reason == "cancelled":
-                self.err.write("[stopped]\n")
-            elif event.finish_reason == "length":
-                self.err.write("[the answer was cut off at the output token limit]\n")
+        match event:
+            case ReasoningDelta():
+                if self.show_reasoning:
+                    if not self._in_reasoning:
+                        self.err.write("[reasoning] ")
+                        self._in_reasoning = True
+                    self.err.write(event.content)
+                    self.err.flush()
+            case ContentDelta():
+                self._end_reasoning()
+                self.out.write(event.content)
+                self.out.flush()
+                self._answer_open = not event.content.endswith("\n")
+            case ToolCalls():
+                self._end_reasoning()
+                self._end_answer_line()
+                for call in event.calls:
+                    self._names[call.id] = call.name
+                    self.err.write(f"[tool] {call.name}({_short(call.arguments, 200)})\n")
+            case ToolResult():
+                self.err.write(f"[tool] {event.name} -> {event.status} in {event.duration_ms} ms: "
+                               f"{_short(event.result)}\n")
+            case RunWarning():
+                self._end_reasoning()
+                self._end_answer_line()
+                self.err.write(f"[warning] {event.message}\n")
+            case RunError():
+                self._end_reasoning()
+                self._end_answer_line()
+                self.err.write(f"error: {event.message}\n")
+            case Done():
+                self._end_reasoning()
+                self._end_answer_line()
+                if event.finish_reason == "cancelled":
+                    self.err.write("[stopped]\n")
+                elif event.finish_reason == "length":
+                    self.err.write("[the answer was cut off at the output token limit]\n")
+            case (RunStarted() | ToolExecuting() | Usage() | ModelCallStarted() | ModelCallFinished()
+                  | ModelExchange()):
+                pass
+            case _:
+                assert_never(event)
         self.err.flush()

@@ -17,8 +17,10 @@ from PySide6.QtCore import QObject, Signal
 from app.run_controller import RunController
 from app.run_service import PreparedRun
 from app.storage.run_recorder import RunRecorder
+from orchestration.events import RunEvent
 from orchestration.loop import RunResult
 from orchestration.tool_turn import Approver
+from widgets.typed_signal import TypedSignal
 
 
 @dataclass
@@ -34,14 +36,16 @@ class LiveRun:
 
 
 class LiveRuns(QObject):
-    event_emitted = Signal(object)  # a RunEvent of any run
-    conversation_event = Signal(object, object)  # LiveRun, RunEvent
+    _events = Signal(object)  # Qt's side of ``event_emitted``
+    _conversation_events = Signal(object, object)  # Qt's side of ``conversation_event``
     run_finished = Signal(object)  # a RunResult of any run
     run_ended = Signal(object, object)  # LiveRun, RunResult
     crashed = Signal(object, str)  # LiveRun, traceback text
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self.event_emitted: TypedSignal[RunEvent] = TypedSignal(self._events)  # a run event of any run
+        self.conversation_event: TypedSignal[LiveRun, RunEvent] = TypedSignal(self._conversation_events)
         self._runs: dict[int | None, LiveRun] = {}
 
     @property
@@ -83,7 +87,7 @@ class LiveRuns(QObject):
         """Wait for every run to end (each saves its partial answer when stopped)."""
         await asyncio.gather(*(run.controller.wait() for run in list(self._runs.values())))
 
-    def _event(self, live: LiveRun, event: Any) -> None:
+    def _event(self, live: LiveRun, event: RunEvent) -> None:
         self.conversation_event.emit(live, event)
         self.event_emitted.emit(event)
 

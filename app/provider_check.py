@@ -11,7 +11,7 @@ import re
 from app.provider_setup import provider_config
 from app.settings import ProviderSettings
 from app.settings.model import PROVIDER_ID_PATTERN
-from orchestration.engine import ModelRequest
+from orchestration.engine import ModelRequest, TextChunk
 from orchestration.messages import UserMessage
 from orchestration.providers import adapter_for
 from orchestration.providers.config import ProviderConfig
@@ -46,7 +46,7 @@ async def trial_reply(config: ProviderConfig, model: str) -> str:
     pieces: list[str] = []
     try:
         async for event in adapter.stream(request):
-            if event.type == "text":
+            if isinstance(event, TextChunk):
                 pieces.append(event.text)
     finally:
         await adapter.aclose()

@@ -25,6 +25,7 @@ from orchestration.limits import LoopLimits
 from orchestration.loop import RunRequest, RunResult
 from orchestration.tool_api import ToolSet
 from orchestration.tool_turn import Approver
+from widgets.typed_signal import TypedSignal
 
 log = logging.getLogger(__name__)
 
@@ -32,13 +33,14 @@ EventSink = Callable[[RunEvent], None]
 
 
 class RunController(QObject):
-    event_emitted = Signal(object)  # a RunEvent
+    _events = Signal(object)  # Qt's side of ``event_emitted``: emit and connect through that, typed
     run_finished = Signal(object)  # a RunResult
     running_changed = Signal(bool)
     crashed = Signal(str)  # traceback text of a bug in the run
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self.event_emitted: TypedSignal[RunEvent] = TypedSignal(self._events)
         self._task: asyncio.Task[RunResult] | None = None
         self._sinks: list[EventSink] = []
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from orchestration.events import ContentDelta, ReasoningDelta, RunEvent
+from orchestration.events import ContentDelta, ReasoningDelta, RunError, RunEvent, RunWarning
 from orchestration.redaction import MIN_SECRET_CHARS, redact_text, replace_secrets, withhold_secret_start
 
 Sink = Callable[[RunEvent], None]
@@ -37,11 +37,12 @@ def _replace_in(value: Any, secrets: list[str]) -> Any:
 
 def redact_event(event: RunEvent, secrets: list[str]) -> RunEvent:
     """A whole event with the known secrets replaced in every text; errors and warnings fully redacted."""
-    if not secrets and event.type not in ("error", "warning"):
+    fully = isinstance(event, RunError | RunWarning)
+    if not secrets and not fully:
         return event
     fields = event.model_dump()
     redacted = _replace_in(fields, secrets)
-    if event.type in ("error", "warning"):
+    if fully:
         redacted["message"] = redact_text(redacted["message"], secrets)
     return event if redacted == fields else type(event).model_validate(redacted)
 
@@ -69,7 +70,7 @@ class RedactingEmitter:
 
     def _piece(self, event: _Delta) -> None:
         held = self._held
-        if held is not None and (held.type, held.iteration) != (event.type, event.iteration):
+        if held is not None and (type(held), held.iteration) != (type(event), event.iteration):
             self.flush()
             held = None
         text = replace_secrets((held.content if held is not None else "") + event.content, self.secrets)

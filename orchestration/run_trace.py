@@ -4,24 +4,33 @@
 duration, tokens, finish reason, the assembled answer) with the tool calls each one asked for nested under it
 (arguments, status transitions queued > executing > ok|error|timeout|denied with timestamps, duration, result,
 truncation) and warnings where they happened. The same code serves a run streaming now and a run read back from
-the database, so the inspector is only a view over this. Events may be pydantic events or their stored JSON
-objects; unknown types are skipped. Everything shown or exported goes through ``redact_text`` with the run's
-secrets.
+the database, so the inspector is only a view over this. It folds the typed event union (``RunEvent``) and keeps
+the events it folded as they are; a stored run is read into the union first (``from_stored``, through
+orchestration/stored_events.py, which names what it could not read in ``unread_note``). The request and
+response bodies on the wire stay what the capture made them (redacted JSON text). Everything shown or exported
+goes through ``redact_text`` with the run's secrets.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final, assert_never
 
 from orchestration.bounded_json import loads_bounded
 from orchestration.redaction import redact_body, redact_text
 
+if TYPE_CHECKING:  # the window's first frame imports this module (inspector) and must not load pydantic (issue 17)
+    from orchestration.events import ModelCallFinished, ModelCallStarted, ModelExchange, RunError, RunEvent
+
 TRACE_FORMAT = "parley-run-trace/1"
+REQUEST_FIELDS: Final = ("model", "message_count", "tools", "tool_choice", "stream", "reasoning_effort",
+                         "max_output_tokens")
+_ENVELOPE: Final = frozenset({"v", "run_id", "seq", "type", "iteration"})  # left out of a call's finished/exchange
+COSTLESS_VERSIONS: Final = frozenset({"1.1", "1.2", "1.3"})  # contract versions whose events carry no cost
 
 
 @dataclass
@@ -57,26 +66,45 @@ class WarningTrace:
 class ModelCallTrace:
     iteration: int
     started_ts: int
-    request: dict[str, Any] = field(default_factory=dict)
-    finished: dict[str, Any] | None = None
+    started: ModelCallStarted | None = None  # None for a call of an older stored run that sent none
+    finished: ModelCallFinished | None = None
     text: list[str] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)
     tools: list[ToolCallTrace] = field(default_factory=list)
     warnings: list[WarningTrace] = field(default_factory=list)
     outcome: str = "streaming"  # streaming, finished, error, cancelled
-    exchange: dict[str, Any] | None = None  # the model_exchange event's fields: the request and response as on the wire
+    exchange: ModelExchange | None = None  # the request and response as on the wire
+
+    @property
+    def request(self) -> dict[str, Any]:
+        """What the request asked for, in summary (the model_call_started event's fields); {} when unknown."""
+        if self.started is None:
+            return {}
+        return {k: getattr(self.started, k) for k in REQUEST_FIELDS}
 
     @property
     def duration_ms(self) -> int | None:
-        return None if self.finished is None else self.finished.get("duration_ms")
+        return None if self.finished is None else self.finished.duration_ms
 
     @property
     def first_token_ms(self) -> int | None:
-        return None if self.finished is None else self.finished.get("first_token_ms")
+        return None if self.finished is None else self.finished.first_token_ms
+
+    @property
+    def cost_recorded(self) -> bool:
+        """Whether the call's cost was recorded at all: events stored before contract 1.4 carry none (shown
+        blank, not as unknown)."""
+        return self.finished is not None and self.finished.v not in COSTLESS_VERSIONS
+
+    def finished_fields(self) -> dict[str, Any] | None:
+        return None if self.finished is None else _fields(self.finished, _ENVELOPE)
+
+    def exchange_fields(self) -> dict[str, Any] | None:
+        return None if self.exchange is None else _fields(self.exchange, _ENVELOPE | {"ts"})
 
     def response(self) -> dict[str, Any]:
         """The answer as the loop assembled it (not the deltas it streamed in)."""
-        finished = self.finished or {}
+        finished = self.finished_fields() or {}
         usage = {k: finished.get(k) for k in ("input_tokens", "output_tokens", "reasoning_tokens",
                                                   "cached_tokens", "cost_usd")}
         return {
@@ -91,6 +119,16 @@ class ModelCallTrace:
             "tool_calls": [{"id": t.id, "name": t.name, "arguments": _json_or_text(t.arguments)}
                            for t in self.tools],
         }
+
+
+def _is_delta(event: RunEvent) -> bool:
+    from orchestration.events import ContentDelta, ReasoningDelta  # here: see the TYPE_CHECKING note above
+
+    return isinstance(event, ContentDelta | ReasoningDelta)
+
+
+def _fields(event: RunEvent, leave_out: frozenset[str]) -> dict[str, Any]:
+    return {k: v for k, v in event.model_dump(mode="json").items() if k not in leave_out}
 
 
 @dataclass
@@ -137,10 +175,6 @@ def _json_or_text(raw: str) -> Any:
         return raw
 
 
-def _as_dict(event: Any) -> dict[str, Any]:
-    return event if isinstance(event, dict) else event.model_dump(mode="json")
-
-
 class RunTrace:
     def __init__(self, secrets: list[str] | None = None) -> None:
         self.secrets = list(secrets or [])
@@ -150,17 +184,29 @@ class RunTrace:
         self.started_ts: int | None = None
         self.ended_ts: int | None = None
         self.finish_reason: str | None = None
-        self.error: dict[str, Any] | None = None
+        self.error: RunError | None = None
         self.calls: list[ModelCallTrace] = []
         self.run_warnings: list[WarningTrace] = []
-        self.events: list[dict[str, Any]] = []
+        self.events: list[RunEvent] = []  # every event folded except usage (model_call_finished carries it)
+        self.unread_note: str | None = None  # a stored run's events that could not be read (stored_events.py)
         self._tools: dict[str, ToolCallTrace] = {}
 
     @classmethod
-    def from_events(cls, events: list[Any], secrets: list[str] | None = None) -> RunTrace:
+    def from_events(cls, events: Iterable[RunEvent], secrets: list[str] | None = None) -> RunTrace:
         trace = cls(secrets)
         for event in events:
             trace.apply(event)
+        return trace
+
+    @classmethod
+    def from_stored(cls, stored: Iterable[Mapping[str, Any]], secrets: list[str] | None = None) -> RunTrace:
+        """A run read back from the database (its stored JSON objects); what could not be read is skipped and
+        named in ``unread_note``."""
+        from orchestration.stored_events import read_stored
+
+        read = read_stored(stored)
+        trace = cls.from_events(read.events, secrets)
+        trace.unread_note = read.note()
         return trace
 
     # --- folding ------------------------------------------------------------------------------------
@@ -174,78 +220,87 @@ class RunTrace:
         self.calls.append(call)
         return call
 
-    def apply(self, event: Any) -> None:
-        data = _as_dict(event)
-        kind, ts, iteration = data.get("type"), int(data.get("ts", 0)), int(data.get("iteration", 0))
-        if kind == "run_started":
-            self.run_id, self.provider, self.model = data["run_id"], data.get("provider"), data.get("model")
-            self.started_ts = ts
-        elif kind == "model_call_started":
-            request = {k: data.get(k) for k in ("model", "message_count", "tools", "tool_choice", "stream",
-                                                "reasoning_effort", "max_output_tokens")}
-            self.calls.append(ModelCallTrace(iteration=iteration, started_ts=ts, request=request))
-        elif kind == "model_call_finished":
-            call = self._call_for(iteration, ts)
-            call.finished = {k: v for k, v in data.items() if k not in ("v", "run_id", "seq", "type", "iteration")}
-            call.outcome = "finished"
-        elif kind == "model_exchange":
-            self._call_for(iteration, ts).exchange = {
-                k: v for k, v in data.items() if k not in ("v", "run_id", "seq", "ts", "type", "iteration")}
-        elif kind in ("content", "reasoning"):
-            call = self._call_for(iteration, ts)
-            (call.text if kind == "content" else call.reasoning).append(data.get("content", ""))
-        elif kind == "tool_calls":
-            call = self._call_for(iteration, ts)
-            for info in data.get("calls", []):
-                tool = ToolCallTrace(id=info["id"], name=info["name"], arguments=info.get("arguments", ""),
-                                     changes=[StatusChange("queued", ts)])
-                call.tools.append(tool)
-                self._tools[tool.id] = tool
-        elif kind == "tool_executing":
-            tool = self._tool(data, iteration, ts)
-            tool.changes.append(StatusChange("executing", ts))
-            tool.category = data.get("category")
-        elif kind == "tool_result":
-            tool = self._tool(data, iteration, ts)
-            tool.changes.append(StatusChange(data.get("status", "ok"), ts))
-            tool.result, tool.duration_ms = data.get("result"), data.get("duration_ms")
-            tool.truncated, tool.category = bool(data.get("truncated")), data.get("category")
-        elif kind == "warning":
-            warning = WarningTrace(data.get("code", ""), data.get("message", ""), ts)
-            if iteration == 0:
-                self.run_warnings.append(warning)
-            else:
-                self._call_for(iteration, ts).warnings.append(warning)
-        elif kind == "error":
-            self.error = {k: data.get(k) for k in ("code", "status", "message", "retryable")}
-            if self.calls and self.calls[-1].outcome == "streaming":
-                self.calls[-1].outcome = "error"
-        elif kind == "done":
-            self.finish_reason, self.ended_ts = data.get("finish_reason"), ts
-            for call in self.calls:
-                if call.outcome == "streaming":
-                    call.outcome = "cancelled" if self.finish_reason == "cancelled" else "error"
-        else:
-            return  # usage is carried by model_call_finished; unknown types are skipped
-        self.events.append(data)
+    def apply(self, event: RunEvent) -> None:
+        from orchestration import events as ev  # here, not at the top: pydantic stays off the first frame
 
-    def _tool(self, data: dict[str, Any], iteration: int, ts: int) -> ToolCallTrace:
-        tool = self._tools.get(data["id"])
+        ts, iteration = event.ts, event.iteration
+        match event:
+            case ev.RunStarted():
+                self.run_id, self.provider, self.model = event.run_id, event.provider, event.model
+                self.started_ts = ts
+            case ev.ModelCallStarted():
+                self.calls.append(ModelCallTrace(iteration=iteration, started_ts=ts, started=event))
+            case ev.ModelCallFinished():
+                call = self._call_for(iteration, ts)
+                call.finished = event
+                call.outcome = "finished"
+            case ev.ModelExchange():
+                self._call_for(iteration, ts).exchange = event
+            case ev.ContentDelta():
+                self._call_for(iteration, ts).text.append(event.content)
+            case ev.ReasoningDelta():
+                self._call_for(iteration, ts).reasoning.append(event.content)
+            case ev.ToolCalls():
+                call = self._call_for(iteration, ts)
+                for info in event.calls:
+                    tool = ToolCallTrace(id=info.id, name=info.name, arguments=info.arguments,
+                                         changes=[StatusChange("queued", ts)])
+                    call.tools.append(tool)
+                    self._tools[tool.id] = tool
+            case ev.ToolExecuting():
+                tool = self._tool(event.id, event.name, iteration, ts)
+                tool.changes.append(StatusChange("executing", ts))
+                tool.category = event.category
+            case ev.ToolResult():
+                tool = self._tool(event.id, event.name, iteration, ts)
+                tool.changes.append(StatusChange(event.status, ts))
+                tool.result, tool.duration_ms = event.result, event.duration_ms
+                tool.truncated, tool.category = event.truncated, event.category
+            case ev.RunWarning():
+                warning = WarningTrace(event.code, event.message, ts)
+                if iteration == 0:
+                    self.run_warnings.append(warning)
+                else:
+                    self._call_for(iteration, ts).warnings.append(warning)
+            case ev.RunError():
+                self.error = event
+                if self.calls and self.calls[-1].outcome == "streaming":
+                    self.calls[-1].outcome = "error"
+            case ev.Done():
+                self.finish_reason, self.ended_ts = event.finish_reason, ts
+                for call in self.calls:
+                    if call.outcome == "streaming":
+                        call.outcome = "cancelled" if self.finish_reason == "cancelled" else "error"
+            case ev.Usage():
+                return  # carried by model_call_finished
+            case _:
+                assert_never(event)
+        self.events.append(event)
+
+    def _tool(self, call_id: str, name: str, iteration: int, ts: int) -> ToolCallTrace:
+        tool = self._tools.get(call_id)
         if tool is None:  # a result without its tool_calls event (should not happen): keep it visible anyway
-            tool = ToolCallTrace(id=data["id"], name=data.get("name", "?"), arguments="")
+            tool = ToolCallTrace(id=call_id, name=name, arguments="")
             self._call_for(iteration, ts).tools.append(tool)
             self._tools[tool.id] = tool
         return tool
 
+    def error_fields(self) -> dict[str, Any] | None:
+        """The run's error as shown and exported: code, status, message, retryable."""
+        error = self.error
+        if error is None:
+            return None
+        return {"code": error.code, "status": error.status, "message": error.message, "retryable": error.retryable}
+
     # --- reading ------------------------------------------------------------------------------------
     def summary(self) -> RunSummary:
         finished = [c.finished for c in self.calls if c.finished]
-        error = None if self.error is None else self.redact(str(self.error.get("message") or ""))
+        error = None if self.error is None else self.redact(self.error.message or "")
         return RunSummary(
             run_id=self.run_id or "", started_ms=self.started_ts or 0, ended_ms=self.ended_ts,
             iterations=len({c.iteration for c in self.calls}), finish_reason=self.finish_reason,
-            input_tokens=total(f.get("input_tokens") for f in finished),
-            output_tokens=total(f.get("output_tokens") for f in finished), error=error)
+            input_tokens=total(f.input_tokens for f in finished),
+            output_tokens=total(f.output_tokens for f in finished), error=error)
 
     def redact(self, text: str) -> str:
         return redact_text(text, self.secrets)
@@ -266,10 +321,10 @@ class RunTrace:
         wire = call.exchange
         if wire is None:
             return None
-        attempts = wire.get("attempts", 1)
-        head = f"{wire.get('method')} {wire.get('path')}" + (f" ({attempts} attempts)" if attempts > 1 else "")
-        body = str(wire.get("request_body", ""))
-        omitted = int(wire.get("request_omitted_chars", 0))
+        attempts = wire.attempts
+        head = f"{wire.method} {wire.path}" + (f" ({attempts} attempts)" if attempts > 1 else "")
+        body = wire.request_body
+        omitted = wire.request_omitted_chars
         if omitted:
             body += f"\n[cut: {omitted} more characters]"
         elif body.startswith("{"):
@@ -282,11 +337,11 @@ class RunTrace:
         wire = call.exchange
         if wire is None:
             return None
-        status = wire.get("status")
-        head = (f"HTTP {status} {wire.get('content_type') or ''}".rstrip() if status is not None
+        status = wire.status
+        head = (f"HTTP {status} {wire.content_type or ''}".rstrip() if status is not None
                 else "no response arrived")
-        body = str(wire.get("response_body", ""))
-        omitted = int(wire.get("response_omitted_bytes", 0))
+        body = wire.response_body
+        omitted = wire.response_omitted_bytes
         if omitted:
             body += f"\n[cut: {omitted} more bytes]"
         return self.redact(f"{head}\n{body}")
@@ -311,11 +366,11 @@ class RunTrace:
             "format": TRACE_FORMAT,
             "run_id": self.run_id, "provider": self.provider, "model": self.model,
             "started_ts": self.started_ts, "ended_ts": self.ended_ts, "finish_reason": self.finish_reason,
-            "error": self.error,
+            "error": self.error_fields(),
             "warnings": [w.__dict__ for w in self.run_warnings],
             "model_calls": [{"request": {"iteration": c.iteration, **c.request}, "response": c.response(),
-                             "exchange": c.exchange,
+                             "exchange": c.exchange_fields(),
                              "warnings": [w.__dict__ for w in c.warnings],
                              "tools": [json.loads(self.tool_json(t)) for t in c.tools]} for c in self.calls],
-            "events": [e for e in self.events if e.get("type") not in ("content", "reasoning")],
+            "events": [e.model_dump(mode="json") for e in self.events if not _is_delta(e)],
         })

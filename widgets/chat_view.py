@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from PySide6.QtCore import QEvent, QRect, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
@@ -42,6 +42,9 @@ from widgets.message_attachments import SCHEME as ATTACHMENT_SCHEME
 from widgets.message_attachments import AttachmentView, ImageViewer, insert_attachments
 from widgets.safe_text import SafeDocument, visible_controls
 from widgets.tool_chip_text import write_chip
+
+if TYPE_CHECKING:  # the event classes are imported where they are matched: pydantic stays off the first frame
+    from orchestration.events import RunEvent
 
 FRAME_MS = 16
 DOCUMENT_MARGIN_PX = 18
@@ -441,28 +444,35 @@ class ChatView(QTextBrowser):
         self._error_block(message)
         self._keep_bottom()
 
-    def handle_event(self, event: Any) -> None:
+    def handle_event(self, event: RunEvent) -> None:
         """Route a run event (orchestration.events) to the methods above."""
-        kind = event.type
-        if kind == "content":
-            self.append_content(event.content)
-        elif kind == "tool_calls":
-            for call in event.calls:
-                self.add_tool_call(call.id, call.name, call.arguments, turn=event.iteration)
-        elif kind == "tool_executing":
-            self.show_tool(event.id, event.visibility)
-        elif kind == "tool_result":
-            self.set_tool_result(event.id, event.status, event.result, event.duration_ms, event.visibility)
-        elif kind == "error":
-            self.add_error(event.message)
-        elif kind == "usage":
-            self._answer_usage.add(event)
-        elif kind == "done":
-            self.end_assistant(event.finish_reason)
-            self._end_usage()
-        elif kind == "run_started":
-            self._answer_usage = AnswerUsage()
-            self.begin_assistant()
+        from orchestration import events as ev  # here, not at the top: pydantic stays off the first frame
+
+        match event:
+            case ev.ContentDelta():
+                self.append_content(event.content)
+            case ev.ToolCalls():
+                for call in event.calls:
+                    self.add_tool_call(call.id, call.name, call.arguments, turn=event.iteration)
+            case ev.ToolExecuting():
+                self.show_tool(event.id, event.visibility)
+            case ev.ToolResult():
+                self.set_tool_result(event.id, event.status, event.result, event.duration_ms, event.visibility)
+            case ev.RunError():
+                self.add_error(event.message)
+            case ev.Usage():
+                self._answer_usage.add(event)
+            case ev.Done():
+                self.end_assistant(event.finish_reason)
+                self._end_usage()
+            case ev.RunStarted():
+                self._answer_usage = AnswerUsage()
+                self.begin_assistant()
+            case (ev.ReasoningDelta() | ev.RunWarning() | ev.ModelCallStarted() | ev.ModelCallFinished()
+                  | ev.ModelExchange()):
+                pass
+            case _:
+                assert_never(event)
 
     @property
     def streaming(self) -> bool:

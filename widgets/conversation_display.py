@@ -3,8 +3,9 @@
 Switching conversations, starting a new chat and reopening after a restart all come here with the conversation's
 ``ConversationState`` (widgets/conversation_state.py) and its stored messages. The panes are not told what to
 show by a second code path: they are cleared and handed the state's events, the same events they took while the
-run streamed, so what they show after a switch or a restart is what they showed live. Live events of the
-conversation on screen go through ``event`` (the window's widgets, then the waiting state and token counts).
+run streamed, so what they show after a switch or a restart is what they showed live. Stored events this version
+could not read are named in a notice under the messages. Live events of the conversation on screen go through
+``event`` (the window's widgets, then the waiting state and token counts).
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ def show_state(window: MainWindow, state: ConversationState, messages: list[Chat
     """Show a conversation: ``messages`` are its stored messages (for a run that is going, up to and including
     the question it answers); the state's latest run is replayed into the chat (when going) and the panes."""
     chat = window.chat_view
-    if not messages and not state.events:
+    if not messages and not state.events and not state.unread_note:
         chat.set_messages([ChatMessage("notice", EMPTY_CHAT_TEXT)])
+    elif state.unread_note and not state.running:  # a stored run with events this version cannot read
+        chat.set_messages([*messages, ChatMessage("notice", state.unread_note)])
     else:
         chat.set_messages(messages)
     window.reasoning_pane.clear()

@@ -12,16 +12,30 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
-from orchestration.events import RunEvent, parse_event
+from orchestration.events import (
+    ContentDelta,
+    Done,
+    ModelCallFinished,
+    ModelCallStarted,
+    ModelExchange,
+    ReasoningDelta,
+    RunError,
+    RunEvent,
+    RunStarted,
+    RunWarning,
+    ToolCalls,
+    ToolExecuting,
+    ToolResult,
+    Usage,
+)
 from orchestration.run_trace import RunTrace
+from orchestration.stored_events import read_stored
 
 NEW_CHAT = None  # the key of a conversation not saved yet (a new chat, or a session without a database)
 
-# Events after which the chat no longer waits for the model to begin its answer.
-_ANSWER_BEGUN = frozenset({"content", "tool_calls", "error", "done"})
-_TEXT = frozenset({"content", "reasoning"})  # streamed pieces: consecutive ones of a model call join into one
+_TEXT = frozenset({"content", "reasoning"})  # stored streamed pieces: consecutive ones of a model call join into one
 
 
 def coalesced(events: Iterable[RunEvent]) -> Iterator[RunEvent]:
@@ -29,14 +43,14 @@ def coalesced(events: Iterable[RunEvent]) -> Iterator[RunEvent]:
     (the first piece's seq and time). The panes, the chat and the trace show the same for either; a replay of a
     long answer then costs a few events instead of one per streamed piece."""
     pieces: list[str] = []
-    first: RunEvent | None = None
+    first: ContentDelta | ReasoningDelta | None = None
     for event in events:
-        if first is not None and (event.type != first.type or event.iteration != first.iteration):
+        if first is not None and (type(event) is not type(first) or event.iteration != first.iteration):
             yield first if len(pieces) == 1 else first.model_copy(update={"content": "".join(pieces)})
             first, pieces = None, []
-        if event.type in _TEXT:
+        if isinstance(event, ContentDelta | ReasoningDelta):
             first = first or event
-            pieces.append(event.content)  # type: ignore[union-attr]  # the _TEXT events carry content
+            pieces.append(event.content)
         else:
             yield event
     if first is not None:
@@ -52,7 +66,7 @@ def _coalesced_stored(stored: Iterable[dict[str, Any]]) -> Iterator[dict[str, An
                                   or data.get("iteration") != first.get("iteration")):
             yield {**first, "content": "".join(pieces)}
             first, pieces = None, []
-        if data.get("type") in _TEXT and isinstance(data.get("content"), str):
+        if isinstance(data.get("type"), str) and data["type"] in _TEXT and isinstance(data.get("content"), str):
             first = first or data
             pieces.append(data["content"])
         else:
@@ -77,6 +91,7 @@ class ConversationState:
     expect_reasoning: bool = False  # the run was started with reasoning asked for
     pending_approval: list[str] = field(default_factory=list)  # call ids waiting for the user's decision
     secrets: list[str] = field(default_factory=list)  # hidden in the inspector's timeline
+    unread_note: str | None = None  # stored events of the run this version could not read (stored_events.py)
 
     @property
     def run_id(self) -> str | None:
@@ -84,8 +99,7 @@ class ConversationState:
 
     def fold(self, event: RunEvent) -> None:
         """Take one event of the conversation's latest run (a ``run_started`` begins a new latest run)."""
-        kind = event.type
-        if kind == "run_started":
+        if isinstance(event, RunStarted):
             self.events = []
             self.trace = RunTrace(self.secrets)
             self.running, self.waiting, self.reasoning_seen = True, True, False
@@ -97,21 +111,29 @@ class ConversationState:
         self.events.append(event)
         if self.trace is not None:
             self.trace.apply(event)
-        if event.type == "usage":  # the run's total over all its model calls, as the inspector and history count it
-            self.input_tokens += event.input_tokens
-            self.output_tokens += event.output_tokens
-            self.has_usage = True
-        elif kind == "model_call_started" and self.running:
-            self.waiting, self.reasoning_seen = True, False
-        elif event.type == "reasoning" and event.content:
-            self.reasoning_seen = True
-        elif (event.type == "tool_executing" or event.type == "tool_result") and event.id in self.pending_approval:
-            self.pending_approval.remove(event.id)
-        if kind in _ANSWER_BEGUN:
-            self.waiting = False
-        if kind == "done":
-            self.running = False
-            self.pending_approval = []
+        match event:
+            case Usage():  # the run's total over all its model calls, as the inspector and history count it
+                self.input_tokens += event.input_tokens
+                self.output_tokens += event.output_tokens
+                self.has_usage = True
+            case ModelCallStarted():
+                if self.running:
+                    self.waiting, self.reasoning_seen = True, False
+            case ReasoningDelta():
+                if event.content:
+                    self.reasoning_seen = True
+            case ToolExecuting() | ToolResult():
+                if event.id in self.pending_approval:
+                    self.pending_approval.remove(event.id)
+            case ContentDelta() | ToolCalls() | RunError():
+                self.waiting = False  # the chat no longer waits for the model to begin its answer
+            case Done():
+                self.waiting = self.running = False
+                self.pending_approval = []
+            case RunStarted() | RunWarning() | ModelCallFinished() | ModelExchange():
+                pass
+            case _:
+                assert_never(event)
 
     def tokens_text(self) -> str:
         """The status bar's token counts for this conversation's latest run ("" when none were reported)."""
@@ -131,15 +153,15 @@ class ConversationState:
 
     @classmethod
     def from_stored(cls, conversation_id: int | None, stored: Iterable[dict[str, Any]]) -> ConversationState:
-        """A conversation's latest run read back from the database (its stored, redacted event stream)."""
+        """A conversation's latest run read back from the database (its stored, redacted event stream). Events
+        this version cannot read are skipped and named in ``unread_note``; the rest still shows."""
         state = cls(conversation_id)
-        for data in _coalesced_stored(stored):
-            try:
-                event = parse_event(data)
-            except ValueError:  # a stored event this version cannot read: the rest still shows
-                continue
-            if event is not None:
-                state.fold(event)
+        read = read_stored(_coalesced_stored(stored))
+        for event in read.events:
+            state.fold(event)
+        state.unread_note = read.note()
+        if state.trace is not None:
+            state.trace.unread_note = state.unread_note
         if state.running:  # a run whose ``done`` was never written (the app was killed): it is not going
             state.running = state.waiting = False
         return state

@@ -4,6 +4,10 @@ and ``parley usage``. Pure Python (no Qt), so the CLI can use it too."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pydantic stays off the window's first frame (the chat view imports this module)
+    from orchestration.events import Usage
 
 UNKNOWN = "unknown"
 
@@ -37,13 +41,13 @@ class AnswerUsage:
     cost_usd: float | None = 0.0  # None once any call's price is unknown
     calls: int = 0
 
-    def add(self, event: object) -> None:
+    def add(self, event: Usage) -> None:
         self.calls += 1
-        self.input_tokens += getattr(event, "input_tokens", 0)
-        self.output_tokens += getattr(event, "output_tokens", 0)
-        self.cached_tokens += getattr(event, "cached_tokens", 0)
-        self.reasoning_tokens += getattr(event, "reasoning_tokens", 0)
-        cost = getattr(event, "cost_usd", None)
+        self.input_tokens += event.input_tokens
+        self.output_tokens += event.output_tokens
+        self.cached_tokens += event.cached_tokens
+        self.reasoning_tokens += event.reasoning_tokens
+        cost = event.cost_usd
         self.cost_usd = None if cost is None or self.cost_usd is None else self.cost_usd + cost
 
     def footer(self) -> str:

@@ -10,7 +10,7 @@ and ``export_requested`` asks it to save one.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QShowEvent
@@ -35,6 +35,9 @@ from tools.mcp.status import ServerStatus
 from widgets.cost_text import money
 from widgets.qt_present import present
 from widgets.safe_text import plain_label, plain_tooltip
+
+if TYPE_CHECKING:  # the event classes are imported where they are matched: pydantic stays off the first frame
+    from orchestration.events import RunEvent, RunStarted
 
 FRAME_MS = 16
 TIMELINE_COLUMNS = 5  # step, status, time, details, cost
@@ -209,25 +212,42 @@ class Inspector(QDockWidget):
         """Secrets of the next live run (the key in use), hidden in everything shown."""
         self._secrets = list(secrets)
 
-    def handle_event(self, event: Any) -> None:
-        if event.type == "run_started":
-            self._live = RunTrace(getattr(self, "_secrets", []))
-            self._owns_live = True
-            self._live.apply(event)
-            self._add_run(self._live.summary(), top=True)
-            self.empty.hide()
-            self.show_trace(self._live)
-            return
+    def handle_event(self, event: RunEvent) -> None:
+        from orchestration import events as ev  # here, not at the top: pydantic stays off the first frame
+
+        match event:
+            case ev.RunStarted():
+                self._start_live(event)
+            case ev.Done():
+                if self._fold_live(event):
+                    self._update_live_label()
+            case (ev.ReasoningDelta() | ev.ContentDelta() | ev.ToolCalls() | ev.ToolExecuting() | ev.ToolResult()
+                  | ev.RunWarning() | ev.Usage() | ev.ModelCallStarted() | ev.ModelCallFinished()
+                  | ev.ModelExchange() | ev.RunError()):
+                self._fold_live(event)
+            case _:
+                assert_never(event)
+
+    def _start_live(self, event: RunStarted) -> None:
+        self._live = RunTrace(getattr(self, "_secrets", []))
+        self._owns_live = True
+        self._live.apply(event)
+        self._add_run(self._live.summary(), top=True)
+        self.empty.hide()
+        self.show_trace(self._live)
+
+    def _fold_live(self, event: RunEvent) -> bool:
+        """Fold an event of the live run into its trace (unless a conversation's state does) and schedule a
+        redraw; False for an event of another run."""
         if self._live is None or event.run_id != self._live.run_id:
-            return
+            return False
         if self._owns_live:
             self._live.apply(event)
-        if event.type == "done":
-            self._update_live_label()
         if self.trace is self._live:
             self._dirty = True
             if not self._frame.isActive():
                 self._frame.start()
+        return True
 
     def _update_live_label(self) -> None:
         assert self._live is not None
@@ -260,14 +280,14 @@ class Inspector(QDockWidget):
             details = (f"{call.request.get('model') or trace.model} · {call.request.get('message_count', '?')} "
                        f"messages · tools: {', '.join(call.request.get('tools') or []) or 'none'} · choice "
                        f"{call.request.get('tool_choice', 'auto')}")
-            finished = call.finished or {}
-            status = finished.get("finish_reason") or call.outcome
+            finished = call.finished
+            status = (finished.finish_reason if finished else "") or call.outcome
             timing = (f"{_clock(call.started_ts, origin)} · first token {_ms(call.first_token_ms)} · "
-                      f"{_ms(call.duration_ms)} · {count_text(finished.get('input_tokens'))}/"
-                      f"{count_text(finished.get('output_tokens'))}"
+                      f"{_ms(call.duration_ms)} · {count_text(finished.input_tokens if finished else None)}/"
+                      f"{count_text(finished.output_tokens if finished else None)}"
                       " tokens")
             # events stored before contract 1.4 carry no cost: left blank rather than called unknown
-            cost = money(finished["cost_usd"]) if "cost_usd" in finished else ""
+            cost = money(finished.cost_usd) if finished is not None and call.cost_recorded else ""
             item = QTreeWidgetItem([f"Model call {number}", status, timing, details, cost])
             item.setTextAlignment(COST_COLUMN, Qt.AlignmentFlag.AlignRight)
             item.setData(0, ROLE_PAYLOAD, ("call", number - 1))
@@ -286,9 +306,10 @@ class Inspector(QDockWidget):
             if item.data(0, ROLE_PAYLOAD) == selected:
                 restore = item
         if trace.error:
-            error = QTreeWidgetItem(["Error", str(trace.error.get("code")), "",
-                                     trace.redact(str(trace.error.get("message")))])
+            error = QTreeWidgetItem(["Error", trace.error.code, "", trace.redact(trace.error.message)])
             self.timeline.addTopLevelItem(error)
+        if trace.unread_note:
+            self.timeline.addTopLevelItem(QTreeWidgetItem(["Not shown", "", "", trace.unread_note]))
         if restore is not None:
             self.timeline.setCurrentItem(restore)
         elif selected is None and trace.calls:

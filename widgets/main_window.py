@@ -12,7 +12,7 @@ a pane built later is filled from it, or from the conversation's state when that
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, assert_never
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
@@ -38,7 +38,8 @@ from widgets.safe_text import plain_label, plain_tooltip
 from widgets.typing_indicator import TypingIndicator
 from widgets.warning_banner import WarningBanner
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the event classes are imported where they are matched: pydantic stays off the first frame
+    from orchestration.events import RunEvent
     from orchestration.run_trace import RunTrace
     from tools.mcp.status import ServerStatus
     from widgets.approval_panel import ApprovalPanel
@@ -299,25 +300,35 @@ class MainWindow(QMainWindow):
             self._inspector.set_mcp_servers(statuses)
 
     # --- run events ---------------------------------------------------------------------------------
-    def handle_event(self, event: Any) -> None:
+    def handle_event(self, event: RunEvent) -> None:
         """One run event for every pane; a pane not built yet is built by its first event."""
         self.chat_view.handle_event(event)
         self.reasoning_pane.handle_event(event)
         self.search_pane.handle_event(event)
         self.banner.handle_event(event)
         self.inspector.handle_event(event)
-        if event.type == "content" and self._live_answer is not None:
-            self._live_answer.append(event.content)
-        if event.type == "usage":  # the run's total over its model calls, as the inspector and history count it
-            self._run_tokens = (self._run_tokens[0] + event.input_tokens, self._run_tokens[1] + event.output_tokens)
-            self.usage_label.setText(f"{self._run_tokens[0]:,} in · {self._run_tokens[1]:,} out")
-        elif event.type == "run_started":
-            self._live_answer = []
-            self._run_tokens = (0, 0)
-            self.composer.set_running(True)
-        elif event.type == "done":
-            self.composer.set_running(False)
-            self.composer.focus_input()
+        from orchestration import events as ev  # here, not at the top: pydantic stays off the first frame
+
+        match event:
+            case ev.ContentDelta():
+                if self._live_answer is not None:
+                    self._live_answer.append(event.content)
+            case ev.Usage():  # the run's total over its model calls, as the inspector and history count it
+                self._run_tokens = (self._run_tokens[0] + event.input_tokens,
+                                    self._run_tokens[1] + event.output_tokens)
+                self.usage_label.setText(f"{self._run_tokens[0]:,} in · {self._run_tokens[1]:,} out")
+            case ev.RunStarted():
+                self._live_answer = []
+                self._run_tokens = (0, 0)
+                self.composer.set_running(True)
+            case ev.Done():
+                self.composer.set_running(False)
+                self.composer.focus_input()
+            case (ev.ReasoningDelta() | ev.ToolCalls() | ev.ToolExecuting() | ev.ToolResult() | ev.RunWarning()
+                  | ev.ModelCallStarted() | ev.ModelCallFinished() | ev.ModelExchange() | ev.RunError()):
+                pass
+            case _:
+                assert_never(event)
 
     def _show_reasoning(self, wanted: bool) -> None:
         if wanted:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QPalette, QTextCharFormat, QTextCursor, QTextFrame, QTextFrameFormat
@@ -25,7 +25,7 @@ from widgets.icons import icon
 from widgets.safe_text import SafeDocument, plain_label, visible_controls
 from widgets.spinner import Spinner
 
-if TYPE_CHECKING:  # events are told apart by their `type`, so no runtime import is needed
+if TYPE_CHECKING:  # the event classes are imported where they are matched: pydantic stays off the first frame
     from orchestration.events import ReasoningDelta, RunEvent
 
 FRAME_INTERVAL_MS = 16
@@ -177,19 +177,26 @@ class ReasoningPane(QWidget):
                 self._show_status(IDLE_TEXT)
 
     def handle_event(self, event: RunEvent) -> None:
-        if event.type == "run_started":
-            self._start_run(event.run_id)
-            return
-        if self._run_id is not None and event.run_id != self._run_id:
+        from orchestration import events as ev  # here, not at the top: pydantic stays off the first frame
+
+        if not isinstance(event, ev.RunStarted) and self._run_id is not None and event.run_id != self._run_id:
             return  # a late event from an earlier run
-        if event.type == "reasoning":
-            self._on_reasoning(event)
-        elif event.type == "content":
-            self._on_answer_text()
-        elif event.type == "tool_calls":
-            self._tools_since_reasoning.extend(call.name for call in event.calls)
-        elif event.type == "done":
-            self._finish_run()
+        match event:
+            case ev.RunStarted():
+                self._start_run(event.run_id)
+            case ev.ReasoningDelta():
+                self._on_reasoning(event)
+            case ev.ContentDelta():
+                self._on_answer_text()
+            case ev.ToolCalls():
+                self._tools_since_reasoning.extend(call.name for call in event.calls)
+            case ev.Done():
+                self._finish_run()
+            case (ev.ToolExecuting() | ev.ToolResult() | ev.RunWarning() | ev.Usage() | ev.ModelCallStarted()
+                  | ev.ModelCallFinished() | ev.ModelExchange() | ev.RunError()):
+                pass
+            case _:
+                assert_never(event)
 
     def flush(self) -> None:
         """Write queued reasoning now (after a replay, and in tests)."""

@@ -9,7 +9,7 @@ away (``visibility_wanted(False)``) when the answer text starts after that.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, assert_never, cast
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeyEvent, QMouseEvent
@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePol
 from widgets.safe_text import plain_tooltip
 from widgets.search_results import ResultEntry, SearchResults, is_openable
 
-if TYPE_CHECKING:  # events are told apart by their `type`, so no runtime import is needed
+if TYPE_CHECKING:  # the event classes are imported where they are matched: pydantic stays off the first frame
     from orchestration.events import RunEvent
 
 UrlOpener = Callable[[QUrl], bool]
@@ -211,18 +211,27 @@ class SearchResultsPane(QWidget):
     # --- input ------------------------------------------------------------------------------------------------
 
     def handle_event(self, event: RunEvent) -> None:
-        if event.type == "run_started":
-            self._start_run(event.run_id)
-            return
-        if self._run_id is not None and event.run_id != self._run_id:
-            return
-        if event.type == "tool_result" and event.status == "ok":
-            searches_before = self._results.searches()
-            self._show_changes(self._results.add_tool_data(event.data),
-                               searched=self._results.searches() != searches_before)
-        elif event.type == "content" and self._shown_for_run and not self._hidden_for_answer:
-            self._hidden_for_answer = True
-            self.visibility_wanted.emit(False)
+        from orchestration import events as ev  # here, not at the top: pydantic stays off the first frame
+
+        if not isinstance(event, ev.RunStarted) and self._run_id is not None and event.run_id != self._run_id:
+            return  # a late event from an earlier run
+        match event:
+            case ev.RunStarted():
+                self._start_run(event.run_id)
+            case ev.ToolResult():
+                if event.status == "ok":
+                    searches_before = self._results.searches()
+                    self._show_changes(self._results.add_tool_data(event.data),
+                                       searched=self._results.searches() != searches_before)
+            case ev.ContentDelta():
+                if self._shown_for_run and not self._hidden_for_answer:
+                    self._hidden_for_answer = True
+                    self.visibility_wanted.emit(False)
+            case (ev.ReasoningDelta() | ev.ToolCalls() | ev.ToolExecuting() | ev.RunWarning() | ev.Usage()
+                  | ev.ModelCallStarted() | ev.ModelCallFinished() | ev.ModelExchange() | ev.RunError() | ev.Done()):
+                pass
+            case _:
+                assert_never(event)
 
     def clear(self) -> None:
         """Show no run (a new chat, or a conversation without one)."""

@@ -9,7 +9,7 @@ here: errors belong in the conversation, next to the answer they ended.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QPalette
@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLay
 
 from widgets.icons import icon
 
-if TYPE_CHECKING:  # events are told apart by their `type`, so no runtime import is needed
+if TYPE_CHECKING:  # the event classes are imported where they are matched: pydantic stays off the first frame
     from orchestration.events import RunEvent
 
 BANNER_ICON_PX = 18
@@ -79,14 +79,22 @@ class WarningBanner(QFrame):
         return list(self._messages)
 
     def handle_event(self, event: RunEvent) -> None:
-        if event.type == "run_started":
-            self.dismiss()  # the banner belongs to one run: the previous run's warnings go
-            self._run_id = event.run_id
-            self._codes_this_run.clear()
-        elif event.type == "warning":
-            if self._run_id is not None and event.run_id != self._run_id:
-                return
-            self._add(event.code, event.message)
+        from orchestration import events as ev  # here, not at the top: pydantic stays off the first frame
+
+        match event:
+            case ev.RunStarted():
+                self.dismiss()  # the banner belongs to one run: the previous run's warnings go
+                self._run_id = event.run_id
+                self._codes_this_run.clear()
+            case ev.RunWarning():
+                if self._run_id is None or event.run_id == self._run_id:
+                    self._add(event.code, event.message)
+            case (ev.ReasoningDelta() | ev.ContentDelta() | ev.ToolCalls() | ev.ToolExecuting() | ev.ToolResult()
+                  | ev.Usage() | ev.ModelCallStarted() | ev.ModelCallFinished() | ev.ModelExchange() | ev.RunError()
+                  | ev.Done()):
+                pass
+            case _:
+                assert_never(event)
 
     def show_stored(self, run_id: str | None, warnings: list[tuple[str, str]]) -> None:
         """Show the stored ``(code, message)`` warnings of a reopened conversation's last run (none: hide)."""

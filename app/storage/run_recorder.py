@@ -22,7 +22,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from app.storage import attachments as attachment_rows
 from app.storage.errors import StorageError, storage_errors
@@ -31,7 +31,25 @@ from app.storage.inserted import inserted_id
 from app.storage.records import EndedRunStatus, MessageStatus, RunStatus
 from app.storage.transactions import write_transaction
 from orchestration.event_redaction import RedactingEmitter
-from orchestration.events import FinishReason, RunError, RunEvent, ToolCallInfo, ToolResult, event_json
+from orchestration.events import (
+    ContentDelta,
+    Done,
+    FinishReason,
+    ModelCallFinished,
+    ModelCallStarted,
+    ModelExchange,
+    ReasoningDelta,
+    RunError,
+    RunEvent,
+    RunStarted,
+    RunWarning,
+    ToolCallInfo,
+    ToolCalls,
+    ToolExecuting,
+    ToolResult,
+    Usage,
+    event_json,
+)
 from orchestration.redaction import redact_text, replace_secrets, withhold_secret_start
 
 if TYPE_CHECKING:
@@ -194,38 +212,46 @@ class RunRecorder:
         if not self._active:
             raise RuntimeError("RunRecorder received an event before begin() or after done")
         self._events.append(event)
-        if event.type == "run_started":
-            self._provider, self._model = event.provider, event.model
-        elif event.type == "content":
-            turn = self._turn(event.iteration)
-            turn.text.append(event.content)
-            turn.text_length += len(event.content)
-            self._dirty = True
-        elif event.type == "reasoning":
-            self._turn(event.iteration).reasoning.append(event.content)
-            self._dirty = True
-        elif event.type == "tool_calls":
-            turn = self._turn(event.iteration)
-            turn.calls.extend((call, turn.text_length) for call in event.calls)
-        elif event.type == "tool_result":
-            self._results[(event.iteration, event.id)] = event
-        elif event.type == "usage":
-            turn = self._turn(event.iteration)
-            counts = {"input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
-                      "reasoning_tokens": event.reasoning_tokens, "cached_tokens": event.cached_tokens}
-            turn.usage = {k: (turn.usage or {}).get(k, 0) + v for k, v in counts.items()}
-            if event.cache_write_tokens:
-                turn.usage["cache_write_tokens"] = turn.usage.get("cache_write_tokens", 0) + event.cache_write_tokens
-            self._costs.append(event.cost_usd)
-        elif event.type == "model_call_finished" and event.input_tokens is None:
-            self._usage_unknown = True
-        elif event.type == "warning" and event.code == "TOOL_CALLS_IGNORED":
-            self._turn(event.iteration).calls_ignored = True
-        elif event.type == "error":
-            self._error = event
-        elif event.type == "done":
-            self._finish(event.finish_reason)
-            return
+        match event:
+            case RunStarted():
+                self._provider, self._model = event.provider, event.model
+            case ContentDelta():
+                turn = self._turn(event.iteration)
+                turn.text.append(event.content)
+                turn.text_length += len(event.content)
+                self._dirty = True
+            case ReasoningDelta():
+                self._turn(event.iteration).reasoning.append(event.content)
+                self._dirty = True
+            case ToolCalls():
+                turn = self._turn(event.iteration)
+                turn.calls.extend((call, turn.text_length) for call in event.calls)
+            case ToolResult():
+                self._results[(event.iteration, event.id)] = event
+            case Usage():
+                turn = self._turn(event.iteration)
+                counts = {"input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
+                          "reasoning_tokens": event.reasoning_tokens, "cached_tokens": event.cached_tokens}
+                turn.usage = {k: (turn.usage or {}).get(k, 0) + v for k, v in counts.items()}
+                if event.cache_write_tokens:
+                    written = turn.usage.get("cache_write_tokens", 0) + event.cache_write_tokens
+                    turn.usage["cache_write_tokens"] = written
+                self._costs.append(event.cost_usd)
+            case ModelCallFinished():
+                if event.input_tokens is None:
+                    self._usage_unknown = True
+            case RunWarning():
+                if event.code == "TOOL_CALLS_IGNORED":
+                    self._turn(event.iteration).calls_ignored = True
+            case RunError():
+                self._error = event
+            case Done():
+                self._finish(event.finish_reason)
+                return
+            case ToolExecuting() | ModelCallStarted() | ModelExchange():
+                pass
+            case _:
+                assert_never(event)
         if self._dirty:
             self.checkpoint_if_due()
 

@@ -54,7 +54,7 @@ def test_model_calls_with_their_tools_nested_and_warnings_in_place():
 def test_stored_json_gives_the_same_trace():
     events = two_call_run()
     live = RunTrace.from_events(events)
-    stored = RunTrace.from_events([json.loads(e.model_dump_json()) for e in events])
+    stored = RunTrace.from_stored([json.loads(e.model_dump_json()) for e in events])
     assert live.export() == stored.export()
 
 
@@ -81,4 +81,4 @@ def test_cancelled_run_marks_the_open_call():
 def test_unknown_event_types_are_skipped():
     events = [json.loads(e.model_dump_json()) for e in scripted_events([Step(text="x")])]
     events.insert(2, {"type": "from_the_future", "run_id": events[0]["run_id"], "seq": 99, "ts": 0, "iteration": 1})
-    assert RunTrace.from_events(events).calls[0].response()["text"] == "x"
+    assert RunTrace.from_stored(events).calls[0].response()["text"] == "x"

@@ -79,3 +79,14 @@ def test_coalesced_joins_consecutive_pieces_of_one_kind_and_model_call_only():
     assert [(e.type, getattr(e, "content", None), e.seq) for e in joined] == [
         ("run_started", None, 1), ("reasoning", "ab", 2), ("content", "cd", 4), ("content", "e", 6),
         ("done", None, 7)]
+
+
+def test_a_stored_event_with_a_type_that_is_not_a_name_is_named_and_the_rest_still_shows():
+    script = RunScript("run-a")
+    events = [script.started(), script.content("Hi"), script.done()]
+    stored = [json.loads(event_json(e)) for e in events]
+    stored.insert(2, {"type": ["citation"], "run_id": "run-a", "seq": 9, "ts": 0, "iteration": 1})
+    state = ConversationState.from_stored(1, stored)
+    assert [e.type for e in state.events] == ["run_started", "content", "done"]
+    assert state.unread_note is not None and "1 saved event that could not be read (no type)" in state.unread_note
+    assert state.trace is not None and state.trace.unread_note == state.unread_note

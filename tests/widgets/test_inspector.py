@@ -48,7 +48,7 @@ def test_live_growth_then_reload_from_the_database(qtbot, qasync_loop, tmp_path)
     reopened = History.open(tmp_path / "history.db")
     again = Inspector()
     qtbot.addWidget(again)
-    again.run_selected.connect(lambda run_id: again.show_trace(RunTrace.from_events(reopened.run_events(run_id))))
+    again.run_selected.connect(lambda run_id: again.show_trace(RunTrace.from_stored(reopened.run_events(run_id))))
     record = reopened.runs(conversation)[0]
     again.set_runs([RunSummary(record.id, record.started_at, record.ended_at, record.iterations,
                                record.finish_reason, record.input_tokens, record.output_tokens)])
