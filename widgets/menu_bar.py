@@ -16,21 +16,26 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QWidget
 
-from widgets.message_actions import SHORTCUTS as MESSAGE_SHORTCUTS
-
 if TYPE_CHECKING:
     from widgets.main_window import MainWindow
 
 SEARCH_TAB = 1  # widgets/main_window.py's SEARCH_TAB (not imported from there: it imports this module)
 
 THEMES = (("light", "&Light"), ("dark", "&Dark"), ("system", "Follow the &system"))
-SHORTCUTS = (
+WINDOW_SHORTCUTS = (
     ("Ctrl+N", "New chat"), ("Ctrl+O", "Import a conversation"), ("Ctrl+K", "Search conversations"),
     ("Enter", "Send the message"), ("Shift+Enter", "New line in the message"), ("Esc", "Stop the answer"),
     ("Ctrl+Shift+C", "Copy the last answer"), ("Ctrl+I", "Run inspector"), ("Ctrl+,", "Preferences"),
     ("Ctrl+Shift+U", "Usage and cost"), ("Ctrl+Q", "Quit"),
-    *MESSAGE_SHORTCUTS,  # the per-message actions (widgets/message_actions.py)
 )
+
+
+def shortcuts() -> tuple[tuple[str, str], ...]:
+    """The window's shortcuts, then the per-message actions' (widgets/message_actions.py, imported when the
+    list is shown: the message actions' widgets are not needed before the first frame)."""
+    from widgets.message_actions import SHORTCUTS as MESSAGE_SHORTCUTS
+
+    return (*WINDOW_SHORTCUTS, *MESSAGE_SHORTCUTS)
 
 
 def _edit_focused(method: str) -> None:
@@ -136,7 +141,7 @@ class WindowMenus(QObject):
 
     # --- help ---------------------------------------------------------------------------------------
     def show_shortcuts(self) -> QMessageBox:
-        rows = "".join(f"<tr><td><b>{keys}</b>&nbsp;&nbsp;</td><td>{what}</td></tr>" for keys, what in SHORTCUTS)
+        rows = "".join(f"<tr><td><b>{keys}</b>&nbsp;&nbsp;</td><td>{what}</td></tr>" for keys, what in shortcuts())
         self.shortcuts_box = self._box("Keyboard shortcuts", f"<table>{rows}</table>")
         return self.shortcuts_box
 

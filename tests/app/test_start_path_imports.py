@@ -37,7 +37,8 @@ WINDOW_START_APP = ("app.cli", "app.cli_common", "app.errors", "app.terminal_tex
 EVENT_LOOP = ("asyncio", "qasync")
 # Widgets the first frame does not show, built (and imported) when first needed (widgets/main_window.py), and
 # what the first answer drawn needs: the markdown parser (pyromark) and the math renderer.
-HIDDEN_PANES = ("widgets.approval_panel", "widgets.inspector", "widgets.search_results_pane")
+HIDDEN_PANES = ("widgets.approval_panel", "widgets.inspector", "widgets.search_results_pane",
+                "widgets.message_actions")  # the per-message actions: with the session (app/chat_actions.py)
 FIRST_ANSWER = ("widgets.markdown_parser", "widgets.math_render", "pyromark")
 
 REPORT = "import json, sys; print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))"
