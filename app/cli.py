@@ -276,6 +276,12 @@ def _open_window(args: argparse.Namespace) -> int:
               "in a desktop session, under `xvfb-run -a parley`, or use the command line: `parley --help`.",
               file=sys.stderr)
         return EXIT_ERROR
+    import gc
+
+    # The window's imports (PySide6 builds thousands of enum members and types) set off dozens of cycle
+    # collections before the first frame, each scanning more; what they make lives as long as the app. The
+    # window's own collector (app/gui_thread_gc.py) takes collection over once the application exists.
+    gc.disable()
     from app.gui import main as gui_main
 
     return gui_main(getattr(args, "data_dir", None))
