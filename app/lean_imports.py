@@ -3,8 +3,8 @@
 Some libraries import big optional packages when they are installed, only for features Parley never uses:
 ``import httpx`` loads its command-line tool's libraries (click, rich, pygments: about 100 ms and several MB),
 and sqlite-utils loads numpy and pandas to map their number types on insert (100-200 ms and 10-15 MB). Both
-cost every start (bench/startup.py). The entry points (app/cli.py, app/gui.py) and app/storage import these
-libraries through here first: the optional modules are marked absent for that one import, so the library
+cost every start (bench/startup.py). The entry points (app/cli/entry.py, app/session/gui.py) and app/storage
+import these libraries through here first: the optional modules are marked absent for that one import, so the library
 leaves its extra out, and are restored at once, so anything that imports them later gets the real modules.
 """
 

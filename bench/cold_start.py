@@ -27,7 +27,7 @@ PARLEY = r"""
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from app.gui import attach_session
+from app.session.gui import attach_session
 from widgets.main_window import MainWindow
 from widgets.theme import apply_theme
 window = MainWindow()

@@ -27,9 +27,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication
 
-from app.conversation_views import ConversationViews
-from app.history_view import chat_messages
-from app.live_runs import LiveRuns
+from app.session.conversation_views import ConversationViews
+from app.session.history_view import chat_messages
+from app.session.live_runs import LiveRuns
 from app.storage import History
 from app.storage.run_recorder import RunRecorder
 from orchestration.events import (

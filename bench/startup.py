@@ -5,7 +5,7 @@ with a data folder made for the run and a generated history of 1,000 and of 10,0
 
 - the window: from just before the process is started to its first painted frame, and to "ready" (the
   conversation list filled and the composer accepting typing), read from the timing hook in
-  ``app/startup_trace.py`` (``PARLEY_STARTUP_TRACE``); the bare window (a QMainWindow holding a QTextBrowser,
+  ``app/session/startup_trace.py`` (``PARLEY_STARTUP_TRACE``); the bare window (a QMainWindow holding a QTextBrowser,
   the same hook written out) is started in turn with it, A B A B, and each ratio is taken pair by pair;
 - memory: the resident set (VmRSS) of the idle window 10 s after its start, beside the bare window's;
 - the conversation list with 10,000 rows: the time to fill it and the scroll steps (a page per step, each
@@ -183,7 +183,7 @@ def rss_mb(pid: int) -> float:
 def start_window(command: list[str], env: dict[str, str], trace: Path, *, hold_s: float = 0.0) -> dict[str, float]:
     """One start: seconds from just before the process starts to "painted" and "ready"; with ``hold_s`` the
     window stays up that long after ready and its RSS at IDLE_RSS_AFTER_S after the start is read."""
-    from app.startup_trace import read_marks
+    from app.session.startup_trace import read_marks
 
     trace.unlink(missing_ok=True)
     env = {**env, "PARLEY_STARTUP_TRACE": str(trace), "PARLEY_STARTUP_QUIT_AFTER": str(hold_s)}

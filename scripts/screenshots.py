@@ -263,8 +263,8 @@ def main(argv: list[str]) -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from app.gui import attach_session
     from app.paths import resolve_paths
+    from app.session.gui import attach_session
     from app.settings import ProviderSettings, Settings, save_settings
     from tools.mcp import McpServerSettings
     from widgets.chat_settings_popover import ChatOptions

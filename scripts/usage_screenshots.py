@@ -90,10 +90,10 @@ def main(argv: list[str]) -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from app.gui import attach_session
     from app.paths import resolve_paths
     from app.secrets import provider_entry
     from app.secrets.store import SecretStore
+    from app.session.gui import attach_session
     from app.settings import ProviderSettings, Settings, save_settings
     from tests.support.memory_keyring import MemoryKeyring
     from widgets.inspector import COST_COLUMN

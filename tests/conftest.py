@@ -60,7 +60,7 @@ def qasync_loop(qapp):
 
 @pytest.fixture(autouse=True, scope="session")
 def _collect_on_the_main_thread_only():
-    """The app collects cycles on the GUI thread only (app/gui_thread_gc.py); the tests do the same, between
+    """The app collects cycles on the GUI thread only (app/session/gui_thread_gc.py); the tests do the same, between
     tests: a collection started by a loopback server's thread could otherwise destroy a Qt object left in a
     cycle by an earlier test from that thread, and crash a later test inside Qt's event processing."""
     import gc

@@ -5,7 +5,7 @@ its arguments as indented JSON (or, for a tool that describes its call, such as 
 path, sizes and a diff) in a read-only, scrollable box that can be expanded to its full height, with
 Allow once / Always allow / Deny; Allow all and Deny all decide the rest of the batch at once. When every call
 has a decision the panel emits ``decided`` and hides. It knows nothing about runs or settings: the app turns
-``decided`` into the loop's approval answer and saves "always" choices (app/window_approver.py).
+``decided`` into the loop's approval answer and saves "always" choices (app/session/window_approver.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The attachments of the message being written, above the composer's input: one chip per file, an image
 with its thumbnail, each with a button that removes it. The strip only shows what it is given and says which
-chip the user wants removed; the app decides what an attachment is (app/window_attachments.py)."""
+chip the user wants removed; the app decides what an attachment is (app/session/window_attachments.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The main window's layout: conversations left, chat and composer centre, reasoning and search results right.
 
 It arranges the widgets and fans run events out to them; deciding what to send, where to store it and which
-provider to use is the app's job (``app/chat_session.py``), which connects to the signals here.
+provider to use is the app's job (``app/session/chat_session.py``), which connects to the signals here.
 
 The panes that start hidden (the search-results tab, the approval panel, the inspector drawer) are built, and
 their modules imported, when first needed: shown, asked for, or handed the first run event (start-up:

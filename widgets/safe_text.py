@@ -12,7 +12,7 @@ hangs it), and ``QLabel``/tooltips guess "rich text" from a leading tag. So:
   ``cat -v`` does (ESC as ``^[``, BEL as ``^G``), instead of the missing-glyph boxes Qt draws for them; the
   Unicode control pictures (``␛``) are missing from common fonts such as DejaVu and would be boxes too. C1
   controls and the bidi embeddings, overrides and isolates (which would show "evil" as "live") are written as
-  ``\\u202e``, as the CLI writes them (app/terminal_text.py).
+  ``\\u202e``, as the CLI writes them (app/cli/terminal_text.py).
 """
 
 from __future__ import annotations

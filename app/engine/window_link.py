@@ -1,7 +1,7 @@
 """The built-in engine as the window sees it: its models in the composer's picker, and its progress and
 failures in the status bar, so a model that takes seconds to load never looks like a hung window.
 
-Kept out of app/chat_session.py, which only creates one ``EngineLink`` and calls it.
+Kept out of app/session/chat_session.py, which only creates one ``EngineLink`` and calls it.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 an answer edited by the user (a new version), and deleting a question with its answer.
 
 The window shows one bubble per answer although a run stores one assistant message per model call
-(app/history_view.py), so an answer is named by its first stored message (its *anchor*) and spans the
+(app/session/history_view.py), so an answer is named by its first stored message (its *anchor*) and spans the
 assistant messages that follow it on the current branch (its *chain*). Versions of a message are its siblings:
 the messages with the same parent and the same role, oldest first. Everything here keeps the old branches
 (history.py's model); only ``delete_pair`` removes anything, and only what the user asked to delete.

@@ -8,8 +8,8 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from app.cli_approval import is_interactive
-from app.cli_context import open_history, warn
+from app.cli.cli_approval import is_interactive
+from app.cli.cli_context import open_history, warn
 from app.errors import EnvironmentProblem
 from app.settings import Settings
 from app.storage.errors import storage_errors

@@ -7,8 +7,8 @@ import json
 import sys
 from datetime import date, timedelta
 
-from app.cli_common import EXIT_OK
-from app.cli_context import open_history, settings_from_args
+from app.cli.cli_common import EXIT_OK
+from app.cli.cli_context import open_history, settings_from_args
 from app.storage.errors import storage_errors
 from app.usage.backfill import price_unpriced_runs
 from app.usage.prices import PRICE_SOURCE, pricers_from_settings

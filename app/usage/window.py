@@ -1,6 +1,6 @@
 """Usage and cost in the window: the status bar's spend (this chat, today, this month), the budget banner and
 the question before a run over budget, the answers' footers when a conversation is opened, and the usage
-dialog with its CSV export. Kept out of app/chat_session.py, which only creates it and asks it two things.
+dialog with its CSV export. Kept out of app/session/chat_session.py, which only creates it and asks it two things.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, cast
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QBoxLayout, QFileDialog, QMessageBox, QWidget
 
-from app.conversation_files import documents_folder
 from app.errors import EnvironmentProblem
-from app.history_command import write_file_atomically
+from app.file_write import write_file_atomically
+from app.session.conversation_files import documents_folder
 from app.storage import History, StorageError
 from app.usage.backfill import price_unpriced_runs
 from app.usage.budget import BudgetStatus, budget_status
@@ -36,7 +36,7 @@ from widgets.usage_chart import DayPoint
 from widgets.usage_dialog import UsageDialog, UsageLine
 
 if TYPE_CHECKING:
-    from app.chat_session import ChatSession
+    from app.session.chat_session import ChatSession
 
 CHART_DAYS = 30
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from app.cli import main
+from app.cli.entry import main
 
 
 @dataclass

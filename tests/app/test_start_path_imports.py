@@ -31,14 +31,15 @@ VERSION = (*FIRST_FRAME, "PySide6", "qasync")
 
 # The app modules the window's start imports before its first frame; the session's (settings, storage, the run
 # service) are imported after it.
-WINDOW_START_APP = ("app.cli", "app.cli_common", "app.errors", "app.terminal_text", "app.gui", "app.startup_trace",
-                    "app.gui_thread_gc", "app.qt_asyncio")
-# The asyncio loop on Qt's (qasync) starts with the session, after the first frame (app/qt_asyncio.py).
+WINDOW_START_APP = ("app.cli", "app.cli.entry", "app.cli.cli_common", "app.errors", "app.cli.terminal_text",
+                    "app.session", "app.session.gui", "app.session.startup_trace", "app.session.gui_thread_gc",
+                    "app.session.qt_asyncio")
+# The asyncio loop on Qt's (qasync) starts with the session, after the first frame (app/session/qt_asyncio.py).
 EVENT_LOOP = ("asyncio", "qasync")
 # Widgets the first frame does not show, built (and imported) when first needed (widgets/main_window.py), and
 # what the first answer drawn needs: the markdown parser (pyromark) and the math renderer.
 HIDDEN_PANES = ("widgets.approval_panel", "widgets.inspector", "widgets.search_results_pane",
-                "widgets.message_actions")  # the per-message actions: with the session (app/chat_actions.py)
+                "widgets.message_actions")  # the per-message actions: with the session (app/session/chat_actions.py)
 FIRST_ANSWER = ("widgets.markdown_parser", "widgets.math_render", "pyromark")
 
 REPORT = "import json, sys; print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))"
@@ -48,8 +49,8 @@ import json, sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from app.gui import attach_session
-from app.startup_trace import on_first_paint
+from app.session.gui import attach_session
+from app.session.startup_trace import on_first_paint
 from widgets.main_window import MainWindow
 window = MainWindow()
 seen = {}
@@ -68,15 +69,16 @@ print(json.dumps(seen))
 """
 
 
-# `parley` with no command, through the real entry point (app/cli.py, then app/gui.py): what is imported when the
-# first frame has been painted, read where the window stamps it (app/startup_trace.py), and when it is ready.
+# `parley` with no command, through the real entry point (app/cli/entry.py, then app/session/gui.py): what is
+# imported when the first frame has been painted, read where the window stamps it (app/session/startup_trace.py),
+# and when it is ready.
 ENTRY = r"""
 import gc, json, sys
-from app import startup_trace
+from app.session import startup_trace
 seen = {}
 automatic = []  # cycle collections started by the interpreter itself once the window's modules load
 def collection(phase, info):
-    if phase == "start" and gc.isenabled() and "app.gui" in sys.modules and "painted" not in seen:
+    if phase == "start" and gc.isenabled() and "app.session.gui" in sys.modules and "painted" not in seen:
         automatic.append(info["generation"])
 gc.callbacks.append(collection)
 stamp = startup_trace.mark
@@ -100,7 +102,7 @@ def _run(code: str, tmp_path: Path, *args: str, env_extra: dict[str, str] | None
 
 
 def _cli_modules(tmp_path: Path, *argv: str) -> set[str]:
-    code = ("import contextlib, io, sys\nfrom app.cli import main\n"
+    code = ("import contextlib, io, sys\nfrom app.cli.entry import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n    main(sys.argv[1:])\n" + REPORT)
     return set(json.loads(_run(code, tmp_path, *argv)))
 

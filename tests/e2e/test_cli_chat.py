@@ -24,7 +24,7 @@ SECRET = "test-key-not-a-real-secret"
 
 def parley(*args: str, stdin: str | None = None, timeout: float = 60, **env: str) -> subprocess.CompletedProcess:
     script = Path(sys.executable).with_name("parley")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "app.cli"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "app.cli.entry"]
     return subprocess.run([*command, *args], input=stdin, capture_output=True, text=True, timeout=timeout,
                           cwd=REPO, env={**os.environ, "PARLEY_TEST_KEY": SECRET, **env})
 
@@ -142,7 +142,7 @@ def test_interrupt_exits_130_and_keeps_partial_output(loopback):
     loopback.always("POST", "/v1/chat/completions", Response.sse(
         [{"id": "x", "model": "m", "choices": [{"index": 0, "delta": {"content": "partial answer"}}]}], hang=True))
     script = Path(sys.executable).with_name("parley")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "app.cli"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "app.cli.entry"]
     proc = subprocess.Popen([*command, "chat", "--base-url", loopback.url + "/v1", "--model", "m", "--json", "hi"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
     lines: list[str] = []

@@ -14,9 +14,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from app.gui import build_window
 from app.paths import resolve_paths
 from app.secrets.store import SecretStore
+from app.session.gui import build_window
 from app.settings import ProviderSettings, Settings, save_settings
 from app.storage import History
 from tests.support.engine_off import save_engine_off

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from app.gui import build_window
 from app.paths import resolve_paths
 from app.secrets.store import SecretStore
+from app.session.gui import build_window
 from app.settings import ProviderSettings, Settings, save_settings
 from orchestration.limits import LoopLimits
 from tests.support.loopback import LoopbackServer, Request, Response

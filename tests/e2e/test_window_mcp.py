@@ -11,9 +11,9 @@ import sys
 import pytest
 from PySide6.QtCore import Qt
 
-from app.gui import build_window
 from app.paths import resolve_paths
 from app.secrets.store import SecretStore
+from app.session.gui import build_window
 from app.settings import ProviderSettings, Settings, save_settings
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.memory_keyring import MemoryKeyring

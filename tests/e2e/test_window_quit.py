@@ -1,4 +1,4 @@
-"""The real app (``app.gui.main``) in a child process, quit soon after start and after the MCP server is up:
+"""The real app (``app.session.gui.main``) in a child process, quit soon after start and after the MCP server is up:
 it exits with 0 and reports no error or traceback (background work is cancelled before the loop closes)."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ save_settings(Settings(mcp_servers=[McpServerSettings(name="time", command=sys.e
                                                       args=["-m", "mcp_server_time"])]), resolve_paths().settings)
 app = QApplication(sys.argv[:1])
 QTimer.singleShot(int(sys.argv[1]), app.quit)
-from app.gui import main
+from app.session.gui import main
 sys.exit(main())
 """
 
@@ -52,7 +52,7 @@ def quit_from_the_menu():
 
 QTimer.singleShot(1500, quit_from_the_menu)
 QTimer.singleShot(15000, lambda: os._exit(3))  # the menu did not quit
-from app.gui import main
+from app.session.gui import main
 sys.exit(main())
 """
 

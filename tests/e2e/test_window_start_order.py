@@ -1,6 +1,6 @@
-"""The real window (``app.gui.main``) paints its first frame before it opens the session (settings, database,
+"""The real window (``app.session.gui.main``) paints its first frame before it opens the session (settings, database,
 keyring, conversation list), and is ready (composer enabled) after that: the order the start-up timing hook
-(``PARLEY_STARTUP_TRACE``, app/startup_trace.py) records, which bench/startup.py times from outside."""
+(``PARLEY_STARTUP_TRACE``, app/session/startup_trace.py) records, which bench/startup.py times from outside."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import os
 import subprocess
 import sys
 
-from app.startup_trace import QUIT_ENV, TRACE_ENV, read_marks
+from app.session.startup_trace import QUIT_ENV, TRACE_ENV, read_marks
 from tests.support.cli_process import REPO
 
 CHILD = """
 import sys
-from app.gui import main
+from app.session.gui import main
 sys.exit(main())
 """
 

@@ -12,7 +12,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def parley_command() -> list[str]:
     script = Path(sys.executable).with_name("parley")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "app.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "app.cli.entry"]
 
 
 def run_parley(*args: str, stdin: str | None = None, timeout: float = 60, env: dict[str, str] | None = None,

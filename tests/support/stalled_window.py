@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.gui import build_window
 from app.paths import resolve_paths
 from app.secrets.store import SecretStore
+from app.session.gui import build_window
 from app.settings import ProviderSettings, Settings, save_settings
 from tests.support.loopback import LoopbackServer, Response
 from tests.support.memory_keyring import MemoryKeyring

@@ -6,7 +6,7 @@ import asyncio
 
 from PySide6.QtCore import Qt
 
-from app.provider_check import TEST_PROMPT, draft_config, model_names, trial_reply
+from app.runs.provider_check import TEST_PROMPT, draft_config, model_names, trial_reply
 from tests.support.loopback import Chunk, Response
 from tests.support.openai_wire import stream_response
 from widgets.add_provider_dialog import AddProviderDialog, NewProvider

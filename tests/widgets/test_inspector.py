@@ -7,7 +7,7 @@ import json
 
 from PySide6.QtGui import QGuiApplication
 
-from app.run_controller import RunController
+from app.session.run_controller import RunController
 from app.storage import History
 from app.storage.run_recorder import RunRecorder
 from orchestration.loop import RunRequest

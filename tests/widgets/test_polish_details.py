@@ -11,10 +11,10 @@ from keyring.backends.SecretService import Keyring as SecretServiceKeyring
 from PySide6.QtCore import QStandardPaths
 from PySide6.QtWidgets import QLineEdit, QSpinBox, QVBoxLayout, QWidget
 
-from app.chat_session import SETTINGS_SCHEMA, export_start_path, preference_keys
-from app.gui import build_window
 from app.secrets.probe import backend_display_name
 from app.secrets.store import SecretStore
+from app.session.chat_session import SETTINGS_SCHEMA, export_start_path, preference_keys
+from app.session.gui import build_window
 from app.settings import ProviderSettings, Settings
 from tests.support.loopback import Response
 from tests.support.memory_keyring import MemoryKeyring

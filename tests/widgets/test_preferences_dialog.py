@@ -9,9 +9,9 @@ from keyring.backends import fail
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit
 
-from app.chat_session import SETTINGS_SCHEMA, preference_keys
-from app.provider_setup import provider_config
+from app.runs.provider_setup import provider_config
 from app.secrets.store import SecretStore
+from app.session.chat_session import SETTINGS_SCHEMA, preference_keys
 from app.settings import ProviderSettings, Settings
 from orchestration.limits import LoopLimits
 from orchestration.providers.models import list_models

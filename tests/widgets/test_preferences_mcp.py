@@ -10,9 +10,9 @@ import sys
 
 from PySide6.QtCore import Qt
 
-from app.chat_session import SETTINGS_SCHEMA, preference_keys
 from app.secrets import SERVICE
 from app.secrets.store import SecretStore
+from app.session.chat_session import SETTINGS_SCHEMA, preference_keys
 from app.settings import Settings
 from tests.support.memory_keyring import MemoryKeyring
 from tools.mcp import McpServerSettings, ServerStatus, probe_server

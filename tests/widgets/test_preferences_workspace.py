@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from app.chat_session import SETTINGS_SCHEMA, preference_keys
+from app.runs.tool_setup import tool_registry
 from app.secrets.store import SecretStore
+from app.session.chat_session import SETTINGS_SCHEMA, preference_keys
 from app.settings import Settings
-from app.tool_setup import tool_registry
 from tests.support.memory_keyring import MemoryKeyring
 from tools.files import WRITE_TOOLS
 from widgets.preferences_dialog import PreferencesDialog

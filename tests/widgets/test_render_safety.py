@@ -238,7 +238,7 @@ REORDERING = {chr(code) for code in (*range(0x202A, 0x202F), *range(0x2066, 0x20
 
 
 def test_bidi_overrides_and_c1_controls_in_an_answer_show_as_escapes_not_reordered_text(qapp):
-    # "Trojan source": an override shows "evil" as "live"; the CLI already escapes these (app/terminal_text.py)
+    # "Trojan source": an override shows "evil" as "live"; the CLI already escapes these (app/cli/terminal_text.py)
     document = render_markdown("Pay d\u202eevil\u202c now \u2067x\u2069 \x9b2J\n\n"
                                "```python\naccess = \"user\u202e \u2066# admin\u2069 \u2066\"\n```")
     text = document.toPlainText()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from app.history_view import chat_messages
+from app.session.history_view import chat_messages
 from app.storage import History
 from app.storage.run_recorder import RunRecorder
 from orchestration.limits import LoopLimits

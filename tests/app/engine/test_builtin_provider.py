@@ -12,7 +12,7 @@ from app.engine import library
 from app.engine.adapter import BuiltinAdapter
 from app.engine.manager import BuiltinEngine
 from app.engine.settings import EngineSettings
-from app.run_service import ChatSettings, EngineUnavailableError, NoProviderError, RunService, run
+from app.runs.run_service import ChatSettings, EngineUnavailableError, NoProviderError, RunService, run
 from app.secrets import SecretStore
 from app.settings import ProviderSettings, Settings
 from orchestration.events import RunEvent

@@ -11,7 +11,7 @@ from typing import Any
 import genai_prices
 import pytest
 
-from app.run_service import run_loop
+from app.runs.run_service import run_loop
 from app.usage.prices import Pricer
 from orchestration.engine import ModelRequest
 from orchestration.events import ModelCallFinished, RunEvent, Usage

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QTableWidgetItem
 
-from app.chat_session import SETTINGS_SCHEMA, preference_keys
 from app.secrets.store import SecretStore
+from app.session.chat_session import SETTINGS_SCHEMA, preference_keys
 from app.settings import Settings
 from app.usage.settings import ModelPrice
 from tests.support.memory_keyring import MemoryKeyring

@@ -129,7 +129,7 @@ def test_pricing_makes_no_network_call() -> None:
 
 def test_commands_that_price_nothing_do_not_load_the_price_table() -> None:
     """The table takes about half a second to import: `parley history`, `parley keys` and the rest skip it."""
-    code = ("import sys, app.cli, app.run_service, app.settings; app.cli.build_parser(); "
+    code = ("import sys, app.cli.entry, app.runs.run_service, app.settings; app.cli.entry.build_parser(); "
             "print('genai_prices' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)

@@ -14,10 +14,10 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.gui import build_window
 from app.paths import resolve_paths
 from app.secrets import provider_entry
 from app.secrets.store import SecretStore
+from app.session.gui import build_window
 from app.settings import ProviderSettings, Settings, save_settings
 from app.storage import History
 from app.storage.run_recorder import RunRecorder

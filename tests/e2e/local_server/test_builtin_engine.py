@@ -14,8 +14,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.engine.library import DEMO_MODEL
-from app.gui import build_window
 from app.secrets.store import SecretStore
+from app.session.gui import build_window
 from tests.e2e.test_cli_chat import parley
 from tests.support.llama_server import llama_cpp_missing
 from tests.support.memory_keyring import MemoryKeyring

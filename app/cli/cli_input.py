@@ -1,0 +1,41 @@
+"""Command-line text that is not text: bytes that are not UTF-8 in the prompt, on standard input or in an
+option that is sent to the provider.
+
+Python hands such bytes over as lone surrogates (``surrogateescape``), or fails to read standard input at all
+when its encoding is strict. Sent on, they fail deep in the HTTP layer with a traceback; here they are refused
+as bad usage (exit 2) with the place and the byte, before anything is saved or sent.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from app.cli.cli_common import UsageError
+
+FIX = "save or type it as UTF-8 and try again"
+
+
+def _first_surrogate(text: str) -> int | None:
+    return next((i for i, c in enumerate(text) if "\ud800" <= c <= "\udfff"), None)
+
+
+def require_text(value: str | None, what: str) -> str | None:
+    """``value`` unchanged; UsageError when it holds bytes that were not UTF-8."""
+    if value is None:
+        return None
+    position = _first_surrogate(value)
+    if position is None:
+        return value
+    code = ord(value[position])
+    byte = f"the byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
+    raise UsageError(f"{what} is not valid UTF-8 text ({byte} at character {position + 1}); {FIX}")
+
+
+def read_text(stream: TextIO, what: str) -> str:
+    """All of ``stream``; UsageError when it is not UTF-8 text (whichever error handler the stream has)."""
+    try:
+        text = stream.read()
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{what} is not valid UTF-8 text (the byte 0x{exc.object[exc.start]:02x} at byte "
+                         f"{exc.start + 1}); {FIX}") from None
+    return require_text(text, what) or ""

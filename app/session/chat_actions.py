@@ -1,0 +1,169 @@
+"""The window's message actions carried out: the chat view's action bar, context menu and shortcuts
+(widgets/message_actions.py) ask, and this module changes the conversation and starts runs.
+
+Branch changes go through the history's branch model (app/storage/branches.py, app/storage/history.py), the
+same one ``parley history branch/switch`` and ``parley chat --regenerate`` use, so the window and the CLI see
+the same tree. Runs (another answer, an edited question, a continuation) start through the session's one path
+into the run service, with a ``Placement`` saying where they go. After each change the view is read again from
+the database, so what is shown is what is stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+
+from app.errors import EnvironmentProblem
+from app.runs.chat_recording import Placement
+from app.runs.run_service import RunSetupError
+from app.session.history_view import chat_messages
+from app.session.window_attachments import stored_views
+from app.storage import History, StorageError
+from app.storage.branches import add_edited_answer, chain, delete_pair, switch_version, versions
+from widgets.chat_view import ChatMessage
+from widgets.message_actions import MessageActions
+
+if TYPE_CHECKING:
+    from app.session.chat_session import ChatSession
+
+STATUS_MS = 5000
+PROBLEMS = (EnvironmentProblem, RunSetupError, StorageError, LookupError, ValueError)
+
+
+class ChatActions(QObject):
+    def __init__(self, session: ChatSession, describe_problem: Callable[[Exception], str] = str) -> None:
+        super().__init__(session)
+        self.session = session
+        self.describe_problem = describe_problem
+        window = session.window
+        self.actions = MessageActions(window.chat_view, window)
+        self.actions.answer_again.connect(self.answer_again)
+        self.actions.edit_question.connect(self.edit_question)
+        self.actions.edit_answer.connect(self.edit_answer)
+        self.actions.continue_answer.connect(self.continue_answer)
+        self.actions.switch_version.connect(self.switch_version)
+        self.actions.delete_pair.connect(self.delete_pair)
+        self.actions.is_busy = lambda: session.controller.is_running(session.conversation_id)
+
+    # --- what the view shows ----------------------------------------------------------------------------
+    def shown_messages(self, conversation_id: int) -> list[ChatMessage]:
+        """The conversation's current branch as the chat shows it, with ids and versions."""
+        history = self.session.history
+        assert history is not None
+        records = history.branch(conversation_id)
+        registry = self.session.registry_factory(self.session.settings, self.session.secrets.lookup)
+
+        def visibility_of(name: str) -> str:
+            tool = registry.get(name)
+            return tool.visibility if tool is not None else "primary"
+
+        store = history.attachments
+        return chat_messages(records, visibility_of, versions(history, conversation_id),
+                             lambda record: stored_views(store, record),
+                             footers=self.session.usage.footers(conversation_id))  # each answer's tokens and cost
+
+    def reload(self, *, keep_errors: bool = False) -> None:
+        """Show the open conversation's current branch again; ``keep_errors``: with the errors shown after its
+        last question (a failed run's error is not a stored message)."""
+        session = self.session
+        if session.history is None or session.conversation_id is None:
+            return
+        view = session.window.chat_view
+        errors: list[ChatMessage] = []
+        if keep_errors:
+            for message in reversed(view.messages()):
+                if message.role == "user":
+                    break
+                if message.role == "error":
+                    errors.insert(0, message)
+        try:
+            shown = self.shown_messages(session.conversation_id)
+        except PROBLEMS as problem:
+            session.window.show_error_in_chat(str(problem))
+            return
+        view.set_messages(shown + errors)
+        self.actions.reset()
+
+    def after_run(self) -> None:
+        """A run ended: the streamed messages get their ids and versions (the errors it showed stay)."""
+        self.reload(keep_errors=True)
+
+    def set_models(self, models: list[tuple[str, str]]) -> None:
+        self.actions.set_models(models)
+
+    # --- the actions ------------------------------------------------------------------------------------
+    def _ready(self) -> bool:
+        session = self.session
+        if session.controller.is_running(session.conversation_id):  # one run per conversation
+            session.window.statusBar().showMessage("Stop the running answer first.", STATUS_MS)
+            return False
+        return session.history is not None and session.conversation_id is not None
+
+    def _run(self, text: str | None, placement: Placement, provider: str = "", model: str = "") -> bool:
+        session = self.session
+        chat = session.chat_settings()
+        if provider:
+            chat = replace(chat, provider=provider, model=model or None)
+        try:
+            session.start_run(text, placement=placement, chat=chat)
+        except PROBLEMS as problem:
+            session.window.show_error_in_chat(self.describe_problem(problem))
+            return False
+        return True
+
+    def answer_again(self, question_id: int, provider: str, model: str) -> None:
+        """Regenerate, or retry after an error: a new answer beside the others (the same or another model)."""
+        if self._ready():
+            self._run(None, Placement("answer", question_id), provider, model)
+
+    def edit_question(self, question_id: int, text: str) -> None:
+        """The edited question is sent as a new version beside the original; if it cannot be, the text goes
+        into the composer so nothing typed is lost."""
+        if not self._ready():
+            self.session.window.composer.restore_text(text)
+            return
+        if not self._run(text, Placement("edit", question_id)):
+            self.session.window.composer.restore_text(text)
+
+    def continue_answer(self, answer_id: int) -> None:
+        """The model goes on from where the answer stopped; the continuation joins it."""
+        if not self._ready():
+            return
+        history, conversation_id = self.session.history, self.session.conversation_id
+        assert history is not None and conversation_id is not None
+        try:
+            last = chain(history.branch(conversation_id), answer_id)[-1].id
+        except PROBLEMS as problem:
+            self.session.window.show_error_in_chat(str(problem))
+            return
+        self._run(None, Placement("continue", last))
+
+    def _change(self, what: str, change: Callable[[History, int], object]) -> bool:
+        """Make a change to the open conversation's tree, then show the result."""
+        if not self._ready():
+            return False
+        history, conversation_id = self.session.history, self.session.conversation_id
+        assert history is not None and conversation_id is not None
+        try:
+            change(history, conversation_id)
+        except PROBLEMS as problem:
+            self.session.window.show_error_in_chat(f"Could not {what}: {problem}")
+            return False
+        self.reload()
+        self.session.refresh_conversations()
+        return True
+
+    def edit_answer(self, answer_id: int, text: str) -> None:
+        """The user's version of an answer is kept beside the original; the model sees it from now on. If it
+        cannot be saved, the text goes into the composer so nothing typed is lost."""
+        if not self._change("save the edited answer", lambda h, c: add_edited_answer(h, c, answer_id, text)):
+            self.session.window.composer.restore_text(text)
+
+    def switch_version(self, message_id: int, step: int) -> None:
+        self._change("switch versions", lambda h, c: switch_version(h, c, message_id, step))
+
+    def delete_pair(self, message_id: int) -> None:
+        self._change("delete the messages", lambda h, c: delete_pair(h, c, message_id))

@@ -1,0 +1,141 @@
+"""``parley`` with no arguments: the desktop window.
+
+Startup order: Qt application and theme, the window's first paint on Qt's own event loop, and only then the
+asyncio loop on it (qasync, app/session/qt_asyncio.py) and the session: settings (a bad file is reported and defaults
+are used), the history database (an unusable one is reported and the session runs in memory), the keyring and
+the conversation list. Importing and opening those costs most of a cold start (bench/RESULTS.md), so the window
+shows first and fills in a moment later.
+Nothing here blocks on the network: local servers are looked for in the background.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import TYPE_CHECKING, cast
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from app.session import qt_asyncio, startup_trace
+from app.session.gui_thread_gc import GuiThreadCollector
+from widgets.main_window import MainWindow
+from widgets.theme import apply_theme
+
+FIRST_PAINT_WAIT_MS = 3_000  # the session is opened after the first paint, or after this if none comes
+
+if TYPE_CHECKING:
+    from asyncio import AbstractEventLoop
+
+    from app.secrets.store import SecretStore
+    from app.session.chat_session import ChatSession
+    from widgets.theme import ThemeController
+
+
+def attach_session(window: MainWindow, data_dir: str | None = None, secrets: SecretStore | None = None, *,
+                   discover: bool = True, theme: ThemeController | None = None) -> ChatSession:
+    """Open settings, history and keyring and connect them to ``window``."""
+    from app.lean_imports import import_httpx
+
+    import_httpx()
+    from app.paths import resolve_paths
+    from app.runs.tool_setup import tool_registry
+    from app.secrets.store import SecretStore
+    from app.session.chat_session import ChatSession
+    from app.settings import load_settings
+    from app.storage import History, StorageError
+
+    paths = resolve_paths(data_dir)
+    loaded = load_settings(paths.settings)
+    problems = [loaded.problem] if loaded.problem else []
+    history = None
+    try:
+        history = History.open(paths.database)
+    except StorageError as problem:
+        problems.append(f"{problem} Conversations in this session will not be saved.")
+    return ChatSession(window, history, loaded.settings, paths.settings, secrets or SecretStore(),
+                       tool_registry, storage_problem=" ".join(problems) or None, discover=discover, theme=theme,
+                       engine_dir=paths.data_dir)
+
+
+def build_window(data_dir: str | None = None, secrets: SecretStore | None = None, *,
+                 discover: bool = True) -> tuple[MainWindow, ChatSession]:
+    """The window and its session at once, for tests and scripts that drive the real app."""
+    window = MainWindow()
+    return window, attach_session(window, data_dir, secrets, discover=discover)
+
+
+def main(data_dir: str | None = None) -> int:
+    app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))  # instance() is a QApplication
+    app.setApplicationName("Parley")
+    app.setOrganizationName("Parley")
+    collector = GuiThreadCollector(app)  # app/session/gui_thread_gc.py: no Qt object is ever collected off this thread
+    window = MainWindow()
+    window.composer.setEnabled(False)  # until the session is attached, right after the first paint
+    theme = apply_theme(app, "system")
+    theme.scheme_applied.connect(window.follow_theme)
+    window.follow_theme(theme.scheme or "light")
+    sessions: list[ChatSession] = []
+    loops: list[AbstractEventLoop] = []  # asyncio on Qt's loop, started with the session (app/session/qt_asyncio.py)
+
+    def attach() -> None:
+        if sessions:
+            return
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+        loops.append(qt_asyncio.start(app))
+        session = attach_session(window, data_dir, theme=theme)
+        sessions.append(session)
+        window.composer.setEnabled(True)
+        window.composer.focus_input()
+        startup_trace.mark("ready")
+        quit_after = startup_trace.quit_after()
+        if quit_after is not None:
+            QTimer.singleShot(int(quit_after * 1000), app.quit)
+
+    def painted() -> None:
+        startup_trace.mark("painted")
+        QTimer.singleShot(0, attach)  # the session opens once the first frame is on screen, never before it
+
+    first_paint = startup_trace.on_first_paint(window, painted)
+    window.show()
+    QTimer.singleShot(FIRST_PAINT_WAIT_MS, attach)  # a window that is never painted (minimised) still opens
+
+    def quitting() -> None:
+        for session in sessions:
+            session.quitting()
+
+    async def quit_in_order() -> None:
+        """File > Quit: cancel the run and background work while the loop still runs, so their tasks finish
+        on it (cancelled after ``aboutToQuit``, an in-flight HTTP probe was stepped with no running loop)."""
+        import asyncio  # imported with the loop, after the first frame
+
+        for session in sessions:
+            session.quitting()
+            await asyncio.gather(*session.background_tasks(), return_exceptions=True)
+        app.quit()
+
+    async def close_sessions() -> None:
+        for session in sessions:
+            await session.aclose()
+
+    quit_tasks: list[object] = []
+
+    def quit_requested() -> None:
+        if not loops:  # before the session: nothing runs yet that needs winding down
+            app.quit()
+            return
+        import asyncio
+
+        quit_tasks.append(asyncio.ensure_future(quit_in_order()))
+
+    window.menus.quit_requested.connect(quit_requested)
+    app.aboutToQuit.connect(quitting)
+    app.exec()
+    del first_paint
+    if loops:
+        qt_asyncio.run_to_end(loops[0], close_sessions())
+    for session in sessions:
+        if session.history is not None:
+            session.history.close()
+    collector.stop()
+    return 0
