@@ -11,8 +11,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
 APP_NAME = "parley"
 HOME_ENV = "PARLEY_HOME"
 DATABASE_NAME = "history.db"
@@ -38,9 +36,16 @@ def resolve_paths(data_dir: str | os.PathLike[str] | None = None) -> AppPaths:
 
     Nothing is created here; the storage and settings modules create what they write to.
     """
-    home = data_dir or os.environ.get(HOME_ENV) or None
-    if home:
-        base = Path(home).expanduser().resolve()
+    base = home_override(data_dir)
+    if base is not None:
         return AppPaths(data_dir=base / "data", config_dir=base / "config")
+    import platformdirs  # only here: the window reads its layout before the first paint without it
+
     return AppPaths(data_dir=Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)),
                     config_dir=Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)))
+
+
+def home_override(data_dir: str | os.PathLike[str] | None = None) -> Path | None:
+    """The folder ``--data-dir`` or ``$PARLEY_HOME`` names (``--data-dir`` first), else None."""
+    home = data_dir or os.environ.get(HOME_ENV) or None
+    return Path(home).expanduser().resolve() if home else None

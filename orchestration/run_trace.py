@@ -148,7 +148,7 @@ class RunSummary:
         start = datetime.fromtimestamp(self.started_ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
         duration = "running" if self.ended_ms is None else f"{(self.ended_ms - self.started_ms) / 1000:.1f} s"
         calls = f"{self.iterations} call{'s' if self.iterations != 1 else ''}"
-        tokens = f"{count_text(self.input_tokens)} in · {count_text(self.output_tokens)} out"
+        tokens = tokens_text(self.input_tokens, self.output_tokens, cancelled=self.finish_reason == "cancelled")
         parts = [start, duration, calls, self.finish_reason or "…", tokens]
         if self.error:
             parts.append(f"error: {self.error}")
@@ -158,6 +158,22 @@ class RunSummary:
 def count_text(count: int | None) -> str:
     """A token count as shown: "unknown" when the provider did not report it."""
     return "unknown" if count is None else f"{count:,}"
+
+
+CANCELLED_BEFORE_USAGE = "cancelled before usage was reported"
+COUNTED_BEFORE_STOP = "counted before the stop"
+
+
+def tokens_text(input_tokens: int | None, output_tokens: int | None, *, cancelled: bool) -> str:
+    """A run's or a call's tokens, ``1,234 in · 56 out``. A run stopped with Stop says what it knows: the tokens
+    the calls that finished reported (the stopped call's own usage never arrives), or that it was cancelled
+    before any usage was reported, rather than calling its tokens unknown."""
+    counts = f"{count_text(input_tokens)} in · {count_text(output_tokens)} out"
+    if not cancelled:
+        return counts
+    if input_tokens is None and output_tokens is None:
+        return CANCELLED_BEFORE_USAGE
+    return f"{counts} ({COUNTED_BEFORE_STOP})"
 
 
 def total(counts: Iterable[int | None]) -> int | None:
@@ -301,6 +317,14 @@ class RunTrace:
             iterations=len({c.iteration for c in self.calls}), finish_reason=self.finish_reason,
             input_tokens=total(f.input_tokens for f in finished),
             output_tokens=total(f.output_tokens for f in finished), error=error)
+
+    def call_tokens_text(self, call: ModelCallTrace) -> str:
+        """One model call's tokens for the timeline: ``1,234/56 tokens``, or why a stopped call has none."""
+        if call.outcome == "cancelled":
+            return CANCELLED_BEFORE_USAGE
+        finished = call.finished
+        inputs, outputs = (finished.input_tokens, finished.output_tokens) if finished else (None, None)
+        return f"{count_text(inputs)}/{count_text(outputs)} tokens"
 
     def redact(self, text: str) -> str:
         return redact_text(text, self.secrets)

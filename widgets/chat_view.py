@@ -26,6 +26,7 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPalette,
+    QResizeEvent,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
@@ -728,6 +729,14 @@ class ChatView(QTextBrowser):
     def scroll_to_bottom(self) -> None:
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A chat at its bottom stays there when its width changes (the inspector drawer opening or closing,
+        the window resized): the text wraps anew and the old scroll position would leave it part way up."""
+        pinned = self._at_bottom()  # before the text is laid out at the new width
+        super().resizeEvent(event)
+        if pinned:
+            self.scroll_to_bottom()
 
     def _keep_bottom(self) -> None:
         if self._stick_to_bottom or self._at_bottom():

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from orchestration.run_trace import ModelCallTrace, RunSummary, RunTrace, ToolCallTrace, count_text
+from orchestration.run_trace import ModelCallTrace, RunSummary, RunTrace, ToolCallTrace
 from tools.mcp.status import ServerStatus
 from widgets.cost_text import money
 from widgets.qt_present import present
@@ -283,9 +283,7 @@ class Inspector(QDockWidget):
             finished = call.finished
             status = (finished.finish_reason if finished else "") or call.outcome
             timing = (f"{_clock(call.started_ts, origin)} · first token {_ms(call.first_token_ms)} · "
-                      f"{_ms(call.duration_ms)} · {count_text(finished.input_tokens if finished else None)}/"
-                      f"{count_text(finished.output_tokens if finished else None)}"
-                      " tokens")
+                      f"{_ms(call.duration_ms)} · {trace.call_tokens_text(call)}")
             # events stored before contract 1.4 carry no cost: left blank rather than called unknown
             cost = money(finished.cost_usd) if finished is not None and call.cost_recorded else ""
             item = QTreeWidgetItem([f"Model call {number}", status, timing, details, cost])

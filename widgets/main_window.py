@@ -415,6 +415,14 @@ class MainWindow(QMainWindow):
         present(self.layout(), "the window's layout").activate()
         self.splitter.setSizes(sizes)
 
+    def resting_layout(self) -> tuple[int, list[int], bool]:
+        """Width, splitter sizes and whether the right panes show, as they are with the inspector drawer closed
+        (what a restart restores before it opens the drawer again: widgets/window_layout.py)."""
+        if self._before_drawer is not None:
+            grown_to, before, sizes, panes_shown = self._before_drawer
+            return (before if self.width() == grown_to else self.width()), list(sizes), panes_shown
+        return self.width(), self.splitter.sizes(), self.panes.isVisibleTo(self)
+
     def last_answer(self) -> str:
         """The answer of the latest run in this window, else the newest answer of the open conversation."""
         if self._live_answer:

@@ -42,7 +42,7 @@ class MessageActions(QObject):
     """The actions of the chat view's messages: the floating bar, the context menu and the shortcuts."""
 
     answer_again = Signal(int, str, str)  # question id, provider and model ("" and "": the chat's own)
-    edit_question = Signal(int, str)  # question id, the new text (sent as a new version)
+    edit_question = Signal(int, str, list)  # question id, the new text, the attachments kept (keys): a new version
     edit_answer = Signal(int, str)  # answer id, the user's text (kept as a new version)
     continue_answer = Signal(int)  # answer id
     switch_version = Signal(int, int)  # message id, -1 or +1
@@ -187,9 +187,18 @@ class MessageActions(QObject):
             return
         question = message.role == "user"
         editor = MessageEditor(self.view.window(), "Edit the question" if question else "Edit the answer",
-                               message.text, "Send as a new version" if question else "Save as a new version")
-        signal = self.edit_question if question else self.edit_answer
-        editor.accepted.connect(lambda: signal.emit(ref, editor.text()) if editor.text().strip() else None)
+                               message.text, "Send as a new version" if question else "Save as a new version",
+                               message.attachments if question else ())
+
+        def accepted() -> None:
+            if not editor.text().strip():
+                return
+            if question:
+                self.edit_question.emit(ref, editor.text(), editor.kept_attachments())
+            else:
+                self.edit_answer.emit(ref, editor.text())
+
+        editor.accepted.connect(accepted)
         editor.finished.connect(editor.deleteLater)
         self.editor = editor
         editor.open()

@@ -1,6 +1,7 @@
 """Light and dark themes that follow the system colour scheme.
 
-``apply_theme(app, mode)`` sets the Fusion style, a palette and the matching style sheet
+``apply_theme(app, mode)`` sets the Fusion style (its fixed-colour standard icons replaced by palette-following
+ones, widgets/themed_style.py), a palette and the matching style sheet
 (``resources/styles/light.qss`` or ``dark.qss``). With mode ``"system"`` it reads the platform's colour scheme
 (``QStyleHints.colorScheme()``, Qt 6.5+) and applies the matching theme again whenever the system scheme changes;
 when the platform does not say (``Unknown``), the light theme is used. The palette colours here and the
@@ -20,6 +21,7 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 from widgets.icons import icon
+from widgets.themed_style import ThemedIconStyle
 
 __all__ = ["THEME_MODES", "ThemeController", "apply_theme", "icon", "palette_for", "stylesheet"]
 
@@ -101,7 +103,8 @@ class ThemeController(QObject):
         self._app = app
         self._mode: ThemeMode = "system"
         self._scheme: Scheme | None = None
-        app.setStyle(APP_STYLE)  # before any sheet: once a sheet is set, style() is the sheet's proxy
+        # before any sheet: once a sheet is set, style() is the sheet's proxy; the standard icons follow the palette
+        app.setStyle(ThemedIconStyle(APP_STYLE))
         app.styleHints().colorSchemeChanged.connect(self._on_system_scheme_changed)
 
     @property

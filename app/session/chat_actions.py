@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
+from app.attachments import PreparedAttachment
 from app.errors import EnvironmentProblem
 from app.runs.chat_recording import Placement
 from app.runs.run_service import RunSetupError
 from app.session.history_view import chat_messages
+from app.session.question_attachments import kept_attachments
 from app.session.window_attachments import stored_views
 from app.storage import History, StorageError
 from app.storage.branches import add_edited_answer, chain, delete_pair, switch_version, versions
@@ -102,13 +104,14 @@ class ChatActions(QObject):
             return False
         return session.history is not None and session.conversation_id is not None
 
-    def _run(self, text: str | None, placement: Placement, provider: str = "", model: str = "") -> bool:
+    def _run(self, text: str | None, placement: Placement, provider: str = "", model: str = "", *,
+             attachments: list[PreparedAttachment] | None = None) -> bool:
         session = self.session
         chat = session.chat_settings()
         if provider:
             chat = replace(chat, provider=provider, model=model or None)
         try:
-            session.start_run(text, placement=placement, chat=chat)
+            session.start_run(text, placement=placement, chat=chat, attachments=attachments)
         except PROBLEMS as problem:
             session.window.show_error_in_chat(self.describe_problem(problem))
             return False
@@ -119,13 +122,22 @@ class ChatActions(QObject):
         if self._ready():
             self._run(None, Placement("answer", question_id), provider, model)
 
-    def edit_question(self, question_id: int, text: str) -> None:
-        """The edited question is sent as a new version beside the original; if it cannot be, the text goes
-        into the composer so nothing typed is lost."""
+    def edit_question(self, question_id: int, text: str, kept: list[str] | None = None) -> None:
+        """The edited question is sent as a new version beside the original, with the original's attachments
+        the user kept (``kept``: their keys; app/session/question_attachments.py), not the composer's draft. If it
+        cannot be sent, the text goes into the composer so nothing typed is lost."""
         if not self._ready():
             self.session.window.composer.restore_text(text)
             return
-        if not self._run(text, Placement("edit", question_id)):
+        history, conversation_id = self.session.history, self.session.conversation_id
+        assert history is not None and conversation_id is not None
+        try:
+            attachments = kept_attachments(history, conversation_id, question_id, kept or [])
+        except PROBLEMS as problem:
+            self.session.window.show_error_in_chat(self.describe_problem(problem))
+            self.session.window.composer.restore_text(text)
+            return
+        if not self._run(text, Placement("edit", question_id), attachments=attachments):
             self.session.window.composer.restore_text(text)
 
     def continue_answer(self, answer_id: int) -> None:

@@ -445,13 +445,15 @@ class ChatSession(QObject):
         return self.chat_binding.chat_settings()
 
     def start_run(self, text: str | None, *, placement: Placement | None = None,
-                  chat: ChatSettings | None = None) -> None:
+                  chat: ChatSettings | None = None, attachments: list[PreparedAttachment] | None = None) -> None:
         """Start a run: ``text`` after the open conversation's last message, or where ``placement`` says (the
         message actions: ``text`` None to answer again or continue). A new question takes the draft's
-        attachments."""
+        attachments unless ``attachments`` are given (an edited question keeps its own)."""
         service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory,
                              engine=self.engine)
-        attachments = self.draft.items() if text is not None else []
+        from_draft = attachments is None and text is not None
+        if attachments is None:
+            attachments = self.draft.items() if text is not None else []
         plan = service.plan(text, chat or self.chat_settings(), attachments)
         if not self.usage.confirm_spend(plan.pricer):  # over the monthly budget and the user said no
             if text is not None:
@@ -478,6 +480,7 @@ class ChatSession(QObject):
             self.window.chat_view.add_user_message(text, self.draft.views())
         if attachments:
             self._sent_attachments[conversation_id] = attachments
+        if from_draft and attachments:
             self.draft.clear()  # only now: a send refused before this point keeps its attachments
         self.window.reasoning_pane.expect_reasoning(state.expect_reasoning)
         self.controller.start(prepared, text or "", approver)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, cast
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from app.session import qt_asyncio, startup_trace
+from app.session import qt_asyncio, startup_trace, window_state
 from app.session.gui_thread_gc import GuiThreadCollector
 from widgets.main_window import MainWindow
 from widgets.theme import apply_theme
@@ -96,6 +96,8 @@ def main(data_dir: str | None = None) -> int:
         startup_trace.mark("painted")
         QTimer.singleShot(0, attach)  # the session opens once the first frame is on screen, never before it
 
+    window_state.restore_window(window, data_dir)  # before show: the first frame is already the saved layout
+    window_state.remember_on_close(window, data_dir)
     first_paint = startup_trace.on_first_paint(window, painted)
     window.show()
     QTimer.singleShot(FIRST_PAINT_WAIT_MS, attach)  # a window that is never painted (minimised) still opens

@@ -1,7 +1,10 @@
 """Exporting a conversation to JSON and importing it back, every branch included.
 
-The JSON document (``format: parley.conversation``, ``version: 1``) holds the conversation's details, every
-message with its reasoning, tool calls and their outputs, and a summary of each run (no raw run events). It is
+The JSON document (``format: parley.conversation``, ``version: 2``) holds the conversation's details and its
+chat settings (app/storage/chat_settings.py: provider, model, system prompt, tools, reasoning effort,
+temperature, output limit), every message with its reasoning, tool calls and their outputs, and a summary of each
+run with its cost (no raw run events). Version 1 files (no chat settings but the system prompt, no costs) are
+still read: their runs are priced on the next start like runs saved before costs were kept. It is
 validated on import, so a hand-edited or truncated file is refused with the field that is wrong, and imported
 in one transaction as a new conversation with new ids. API keys are never part of it: they are not stored in
 the history, and run errors were redacted when recorded.
@@ -22,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from app.attachments.store import MissingAttachmentError
 from app.errors import EnvironmentProblem, describe_os_error, describe_validation_error
 from app.storage.attachments import MISSING_FILE, insert_rows, store_files
+from app.storage.chat_settings import REASONING_EFFORTS, ChatSettingsStore, StoredChatSettings
 from app.storage.errors import storage_errors
 from app.storage.history import History, clean_title, now_ms
 from app.storage.inserted import inserted_id
@@ -30,15 +34,18 @@ from app.storage.records import AttachmentRecord, MessageStatus, RunStatus
 from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.events import ToolStatus
 from orchestration.messages import Attachment, DocumentPart, ImagePart
+from orchestration.providers.chat_controls import MAX_OUTPUT_TOKENS_LIMIT, TEMPERATURE_MAX
 
 EXPORT_FORMAT: Final = "parley.conversation"
-EXPORT_VERSION: Final = 1
+EXPORT_VERSION: Final = 2
+READABLE_VERSIONS = (1, 2)  # 2 added chat_settings and the runs' cost_usd / priced_at
 # Largest export file `import` reads, in bytes.
 MAX_IMPORT_BYTES = 512 * 1024 * 1024
 # Numbers an import may hold: SQLite keeps integers in 64 bits, and times are epoch milliseconds up to the end of
 # the year 9999 (what a date can show). Anything larger is refused naming the field, before anything is written.
 Count = Annotated[int, Field(ge=0, le=SQLITE_MAX_INTEGER)]
 TimeMs = Annotated[int, Field(ge=0, le=MAX_TIME_MS)]
+MAX_TEMPERATURE = max(TEMPERATURE_MAX.values())  # the largest any wire format takes; the run checks the provider's
 
 
 class ImportFileError(EnvironmentProblem):
@@ -135,6 +142,20 @@ class ExportedRun(_Strict):
     reasoning_tokens: Count | None = 0
     cached_tokens: Count | None = 0
     error: dict[str, Any] | None = None
+    cost_usd: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = Field(
+        None, description="what the run cost in US dollars; null: unknown, or not priced yet (see priced_at)")
+    priced_at: TimeMs | None = Field(None, description="when cost_usd was worked out; null: not priced yet")
+
+
+class ExportedChatSettings(_Strict):
+    """The conversation's chat settings besides its system prompt (which is on ``conversation``)."""
+
+    provider: str | None = Field(None, description="the provider's id in the settings")
+    model: str | None = None
+    tools: list[str] | None = Field(None, description="the tools offered; null: every tool the settings offer")
+    reasoning_effort: Literal[REASONING_EFFORTS] | None = None  # type: ignore[valid-type]
+    temperature: Annotated[float, Field(ge=0, le=MAX_TEMPERATURE, allow_inf_nan=False)] | None = None
+    max_output_tokens: Annotated[int, Field(ge=1, le=MAX_OUTPUT_TOKENS_LIMIT)] | None = None
 
 
 class ExportedConversation(_Strict):
@@ -151,9 +172,10 @@ class ExportedConversation(_Strict):
 
 class ConversationExport(_Strict):
     format: Literal["parley.conversation"] = EXPORT_FORMAT
-    version: Literal[1] = EXPORT_VERSION
+    version: Literal[1, 2] = EXPORT_VERSION
     exported_at: TimeMs
     conversation: ExportedConversation
+    chat_settings: ExportedChatSettings | None = None  # version 2; null: none kept (the defaults apply)
     messages: list[ExportedMessage]
     runs: list[ExportedRun] = Field(default_factory=list)
 
@@ -199,7 +221,8 @@ def export_conversation(history: History, conversation_id: int) -> ConversationE
     runs = [ExportedRun(id=r.id, user_message_id=r.user_message_id, provider=r.provider, model=r.model,
                         status=r.status, finish_reason=r.finish_reason, started_at=r.started_at, ended_at=r.ended_at,
                         iterations=r.iterations, input_tokens=r.input_tokens, output_tokens=r.output_tokens,
-                        reasoning_tokens=r.reasoning_tokens, cached_tokens=r.cached_tokens, error=r.error)
+                        reasoning_tokens=r.reasoning_tokens, cached_tokens=r.cached_tokens, error=r.error,
+                        cost_usd=r.cost_usd, priced_at=r.priced_at)
             for r in history.runs(conversation_id)]
     return ConversationExport(
         exported_at=now_ms(),
@@ -208,7 +231,17 @@ def export_conversation(history: History, conversation_id: int) -> ConversationE
             provider=conversation.provider, model=conversation.model, system_prompt=conversation.system_prompt,
             pinned=conversation.pinned, archived=conversation.archived,
             current_leaf_id=conversation.current_leaf_id),
-        messages=messages, runs=runs)
+        chat_settings=_exported_settings(history, conversation_id), messages=messages, runs=runs)
+
+
+def _exported_settings(history: History, conversation_id: int) -> ExportedChatSettings | None:
+    kept = ChatSettingsStore(history).load(conversation_id)
+    if kept == StoredChatSettings(model=kept.model, system_prompt=kept.system_prompt):
+        return None  # nothing kept besides the conversation row's model and system prompt
+    return ExportedChatSettings(provider=kept.provider, model=kept.model,
+                                tools=None if kept.tools is None else list(kept.tools),
+                                reasoning_effort=kept.reasoning_effort, temperature=kept.temperature,
+                                max_output_tokens=kept.max_output_tokens)
 
 
 def _exported_attachment(history: History, record: AttachmentRecord) -> ExportedAttachment:
@@ -275,12 +308,12 @@ def import_conversation(history: History, document: ConversationExport) -> int:
         for run in document.runs:
             db.execute(
                 "INSERT INTO runs (id, conversation_id, provider, model, status, finish_reason, started_at, ended_at, "
-                "iterations, input_tokens, output_tokens, reasoning_tokens, cached_tokens, error) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "iterations, input_tokens, output_tokens, reasoning_tokens, cached_tokens, error, cost_usd, "
+                "priced_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [run_ids[run.id], conversation_id, run.provider, run.model, _live_status(run.status),
                  run.finish_reason, run.started_at, run.ended_at, run.iterations, run.input_tokens,
                  run.output_tokens, run.reasoning_tokens, run.cached_tokens,
-                 None if run.error is None else json.dumps(run.error)])
+                 None if run.error is None else json.dumps(run.error), run.cost_usd, run.priced_at])
         message_ids: dict[int, int] = {}
         for m in document.messages:
             new_id = inserted_id(db.execute(
@@ -310,4 +343,11 @@ def import_conversation(history: History, document: ConversationExport) -> int:
         leaf = c.current_leaf_id
         db.execute("UPDATE conversations SET current_leaf_id = ? WHERE id = ?",
                    [None if leaf is None else message_ids[leaf], conversation_id])
+        kept = document.chat_settings
+        if kept is not None:
+            db.execute(
+                "INSERT INTO conversation_settings (conversation_id, provider, model, tools, reasoning_effort, "
+                "temperature, max_output_tokens, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [conversation_id, kept.provider, kept.model, None if kept.tools is None else json.dumps(kept.tools),
+                 kept.reasoning_effort, kept.temperature, kept.max_output_tokens, now_ms()])
     return conversation_id

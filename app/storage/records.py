@@ -133,6 +133,7 @@ class RunRecord:
     cached_tokens: int | None
     error: dict[str, Any] | None
     cost_usd: float | None = None  # None: unknown (no price, or no usage reported), or not priced yet
+    priced_at: int | None = None  # when cost_usd was worked out; None: not priced yet (app/usage/backfill.py)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> RunRecord:
@@ -142,4 +143,4 @@ class RunRecord:
                    iterations=row["iterations"], input_tokens=row["input_tokens"],
                    output_tokens=row["output_tokens"], reasoning_tokens=row["reasoning_tokens"],
                    cached_tokens=row["cached_tokens"], error=loads_or_none(row["error"]),
-                   cost_usd=row.get("cost_usd"))
+                   cost_usd=row.get("cost_usd"), priced_at=row.get("priced_at"))

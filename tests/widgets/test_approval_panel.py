@@ -90,3 +90,83 @@ def test_a_change_to_approve_shows_hidden_characters_instead_of_acting_on_them(q
     assert "+^[[31mred" in write and "+pay d\\u202eevil\\u202c" in write
     assert "echo \\u2067x\\u2069" in run
     assert not {"\x1b", "\u202e", "\u202c", "\u2067", "\u2069"} & set(write + run)
+
+
+def _fully_shown(widget) -> bool:
+    """Every pixel of the widget is on screen: inside its scroll area's viewport and its window."""
+    return widget.isVisible() and widget.visibleRegion().boundingRect() == widget.rect()
+
+
+def _settled(qtbot, window) -> None:
+    """Wait until the window's layout stops moving (a taller box is laid out over a few event-loop turns)."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication, QPushButton
+
+    def geometry() -> list:
+        return [(b.mapTo(window, b.rect().topLeft()), b.size()) for b in window.findChildren(QPushButton)]
+
+    last, same = geometry(), 0
+    while same < 3:
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        qtbot.wait(20)
+        now = geometry()
+        same, last = (same + 1, last) if now == last else (0, now)
+
+
+def _long_diff(lines: int = 400) -> str:
+    return "Write notes.md: 400 lines\n" + "\n".join(f"+line {i} " + "x" * 40 for i in range(lines))
+
+
+def test_show_all_on_a_long_preview_keeps_the_decisions_in_view(qtbot):
+    from widgets.main_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1100, 760)
+    window.show()
+    qtbot.waitExposed(window)
+    window.approval.ask([PendingCall("w1", "write_file", {"path": "notes.md"}, preview=_long_diff())])
+    card = window.approval.cards[0]
+    card.expand.click()
+    _settled(qtbot, window)
+    for button in (card.allow, card.always, card.deny, card.expand):
+        assert _fully_shown(button), button.text()
+    assert card.is_expanded() and card.arguments.height() > 6 * card.arguments.fontMetrics().lineSpacing() * 2
+    assert card.arguments.toPlainText() == _long_diff()  # the box scrolls to the rest: nothing cut
+    assert card.arguments.verticalScrollBar().maximum() > 0
+
+
+def test_show_all_in_a_short_window_keeps_the_decisions_in_view(qtbot):
+    from widgets.main_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1000, 480)
+    window.show()
+    qtbot.waitExposed(window)
+    height = window.height()
+    window.approval.ask([PendingCall("a1", "run", {"command": "x " * 5000, **{f"k{i}": i for i in range(300)}})])
+    card = window.approval.cards[0]
+    _settled(qtbot, window)
+    assert all(_fully_shown(b) for b in (card.allow, card.always, card.deny, card.expand))
+    card.expand.click()
+    _settled(qtbot, window)
+    assert all(_fully_shown(b) for b in (card.allow, card.always, card.deny))
+    assert window.height() == height  # the panel makes room inside the window, it does not grow it
+
+
+def test_expanding_a_later_card_of_a_batch_scrolls_its_decisions_into_view(qtbot):
+    from widgets.main_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1100, 760)
+    window.show()
+    qtbot.waitExposed(window)
+    batch = [PendingCall(f"w{i}", "write_file", {"path": f"n{i}.md"}, preview=_long_diff()) for i in range(3)]
+    window.approval.ask(batch)
+    last = window.approval.cards[2]
+    window.approval.cards_area.ensureWidgetVisible(last.expand)
+    last.expand.click()
+    _settled(qtbot, window)
+    assert all(_fully_shown(b) for b in (last.allow, last.always, last.deny))

@@ -84,3 +84,18 @@ def test_inspector_signals_reach_the_window_once_it_is_built(qtbot):
     with qtbot.waitSignal(window.inspector_run_selected) as selected:
         window.inspector.run_selected.emit("run-9")
     assert selected.args == ["run-9"]
+
+
+def test_remembering_the_layout_builds_no_pane_and_a_saved_search_tab_builds_its_pane(qtbot):
+    from widgets.window_layout import SEARCH, capture, restore
+
+    window = _window(qtbot)
+    layout = capture(window)  # at quit: what is on screen, without building what never was
+    assert layout.pane != SEARCH and not layout.inspector_open
+    assert window.built_search_pane() is None and window.built_inspector() is None
+    window.panes.setCurrentIndex(SEARCH_TAB)
+    assert capture(window).pane == SEARCH
+    again = MainWindow()
+    qtbot.addWidget(again)
+    restore(again, capture(window))
+    assert again.built_search_pane() is not None and again.panes.currentWidget() is again.search_pane

@@ -131,7 +131,7 @@ def test_editing_a_question_sends_the_new_text_and_an_answer_keeps_it(qtbot):
     actions.editor.editor.setPlainText("And in italics?")
     with qtbot.waitSignal(actions.edit_question) as edited:
         qtbot.mouseClick(actions.editor.ok_button, Qt.MouseButton.LeftButton)
-    assert edited.args == [3, "And in italics?"]
+    assert edited.args == [3, "And in italics?", []]
 
     actions.trigger("edit", 3)
     actions.editor.editor.setPlainText("")

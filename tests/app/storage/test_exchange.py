@@ -94,7 +94,7 @@ def test_json_export_round_trips_through_import(history, conversation, tmp_path)
 
 def test_export_holds_everything(history, conversation):
     data = json.loads(export_json(history, conversation))
-    assert data["format"] == "parley.conversation" and data["version"] == 1
+    assert data["format"] == "parley.conversation" and data["version"] == 2
     assert data["conversation"]["system_prompt"] == "Be precise."
     tool_message = data["messages"][1]
     assert tool_message["reasoning"] == "Each cake needs 4."
@@ -168,3 +168,65 @@ def test_an_import_file_nested_too_deep_is_refused_naming_the_limit(history, tmp
         read_export(path)
     assert f"{path} is nested more than 100 levels deep, over the limit of 100 for JSON" in str(caught.value)
     assert history.list_conversations() == []
+
+
+def test_every_chat_setting_and_each_runs_cost_survive_export_and_import(history, conversation, tmp_path):
+    """A round trip through a file into another history database (another machine): the conversation's chat
+    settings (not only its system prompt) and what each run cost come back as they were."""
+    from app.storage import History
+    from app.storage.chat_settings import ChatSettingsStore, StoredChatSettings
+
+    kept = StoredChatSettings(provider="work-openai", model="gpt-x", system_prompt="Be precise.",
+                              tools=("calculate", "web_search"), reasoning_effort="high", temperature=0.3,
+                              max_output_tokens=2048)
+    ChatSettingsStore(history).save(conversation, kept)
+    cost = RunRecorder(history, conversation)
+    ids = cost.begin("And for 5 cakes?")
+    events = EventFactory(ids.run_id)
+    cost(events.make(RunStarted, provider="work-openai", model="gpt-x"))
+    events.iteration = 1
+    cost(events.make(ContentDelta, content="20 eggs."))
+    cost(events.make(Usage, input_tokens=1200, output_tokens=30, cost_usd=0.0123))
+    cost(events.make(Done, finish_reason="stop"))
+    before = history.runs(conversation)
+    assert [r.cost_usd for r in before][-1] == pytest.approx(0.0123) and before[-1].priced_at is not None
+
+    path = tmp_path / "export.json"
+    path.write_text(export_json(history, conversation))
+    with History.open(tmp_path / "elsewhere" / "history.db") as other:
+        imported = import_conversation(other, read_export(path))
+        assert ChatSettingsStore(other).load(imported) == kept
+        after = other.runs(imported)
+        assert [(r.cost_usd, r.priced_at) for r in after] == [(r.cost_usd, r.priced_at) for r in before]
+        assert normalized(export_conversation(other, imported).model_dump()) == normalized(
+            export_conversation(history, conversation).model_dump())
+
+
+def test_a_version_1_file_still_imports_and_its_runs_are_priced_later(history, conversation, tmp_path):
+    data = json.loads(export_json(history, conversation))
+    data["version"] = 1
+    data.pop("chat_settings")
+    for run in data["runs"]:
+        run.pop("cost_usd")
+        run.pop("priced_at")
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data))
+    imported = import_conversation(history, read_export(path))
+    assert [r.priced_at for r in history.runs(imported)] == [None, None]  # app/usage/backfill.py prices them
+    assert history.conversation(imported).system_prompt == "Be precise."
+
+
+@pytest.mark.parametrize(("settings", "message"), [
+    ({"reasoning_effort": "extreme"}, "chat_settings.reasoning_effort"),
+    ({"temperature": -1}, "chat_settings.temperature"),
+    ({"max_output_tokens": 0}, "chat_settings.max_output_tokens"),
+    ({"tools": "calculate"}, "chat_settings.tools"),
+])
+def test_bad_chat_settings_in_a_file_are_refused_naming_the_field(history, conversation, tmp_path, settings,
+                                                                  message):
+    data = json.loads(export_json(history, conversation))
+    data["chat_settings"] = settings
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ImportFileError, match=message.replace(".", r"\.")):
+        read_export(path)
