@@ -1,40 +1,7 @@
-"""Import a library with optional modules it does not need for Parley hidden from it.
-
-Some libraries import big optional packages when they are installed, only for features Parley never uses:
-``import httpx`` loads its command-line tool's libraries (click, rich, pygments: about 100 ms and several MB),
-and sqlite-utils loads numpy and pandas to map their number types on insert (100-200 ms and 10-15 MB). Both
-cost every start (bench/startup.py). The entry points (app/cli/entry.py, app/session/gui.py) and app/storage
-import these libraries through here first: the optional modules are marked absent for that one import, so the library
-leaves its extra out, and are restored at once, so anything that imports them later gets the real modules.
-"""
+"""The entry points' name for orchestration/lean_imports.py (httpx without its command-line tool's libraries)."""
 
 from __future__ import annotations
 
-import importlib
-import sys
+from orchestration.lean_imports import HIDDEN_FROM_HTTPX, import_httpx, import_without
 
-HIDDEN_FROM_HTTPX = ("click",)  # httpx/_main.py imports click first; without it, httpx leaves out its tool
-HIDDEN_FROM_SQLITE_UTILS = ("numpy", "pandas")
-
-
-def import_without(module: str, hidden_names: tuple[str, ...]) -> None:
-    """Import ``module`` (once) while ``hidden_names`` look uninstalled to it."""
-    if module in sys.modules:
-        return
-    hidden = [name for name in hidden_names if name not in sys.modules]
-    for name in hidden:
-        sys.modules[name] = None  # type: ignore[assignment]  # makes `import name` raise ImportError
-    try:
-        importlib.import_module(module)
-    finally:
-        for name in hidden:
-            if sys.modules.get(name) is None:
-                del sys.modules[name]
-
-
-def import_httpx() -> None:
-    import_without("httpx", HIDDEN_FROM_HTTPX)
-
-
-def import_sqlite_utils() -> None:
-    import_without("sqlite_utils", HIDDEN_FROM_SQLITE_UTILS)
+__all__ = ["HIDDEN_FROM_HTTPX", "import_httpx", "import_without"]

@@ -1,6 +1,6 @@
 """What one endless stream line costs: a 50 MB SSE data line against a normal 50 MB stream.
 
-Bytes go through the same path as a streamed OpenAI-compatible answer (the SSE decoder and the chunk reader)
+Bytes go through the same path as a streamed OpenAI-compatible answer (SSE framing and the chat chunk reader)
 in 64 KiB reads. Three cases, measured in the same run:
 
 - ``normal``: 50 MB of ordinary small events (the baseline);
@@ -23,9 +23,10 @@ import time
 import tracemalloc
 from collections.abc import Iterator
 
-from orchestration.errors import MalformedResponseError
-from orchestration.providers.openai_chat import ChunkReader
-from orchestration.providers.sse import MAX_EVENT_BYTES, EventTooLarge, SSEDecoder
+from orchestration.errors import MalformedResponseError, ResponseTooLargeError
+from orchestration.providers.framing import SSEFrames
+from orchestration.providers.openai_chat import ChatChunkReader
+from orchestration.providers.sse import MAX_EVENT_BYTES
 
 UNBOUNDED = 1 << 40
 
@@ -49,15 +50,15 @@ def reads(data: bytes, chunk: int) -> Iterator[bytes]:
 
 def read_stream(data: bytes, chunk: int, limit: int) -> str:
     """Feed ``data`` as the adapter does; returns how it ended ("complete" or "refused")."""
-    decoder = SSEDecoder(limit)
-    reader = ChunkReader("bench")
+    framing = SSEFrames(limit)
+    reader = ChatChunkReader("bench")
     try:
         for piece in reads(data, chunk):
-            for sse in decoder.feed(piece):
-                reader.sse_event(sse.event, sse.data)
-        for sse in decoder.close():
-            reader.sse_event(sse.event, sse.data)
-    except EventTooLarge:
+            for _ in reader.feed(framing, piece):
+                pass
+        for _ in reader.close(framing, b""):
+            pass
+    except ResponseTooLargeError:
         return "refused while arriving"
     except MalformedResponseError:  # buffered whole, then refused by the JSON size limit
         return "refused after buffering"

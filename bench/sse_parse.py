@@ -13,8 +13,8 @@ import json
 import statistics
 import time
 
-from orchestration.providers.openai_chat import ChunkReader
-from orchestration.providers.sse import SSEDecoder
+from orchestration.providers.framing import SSEFrames
+from orchestration.providers.openai_chat import ChatChunkReader
 
 
 def synthetic_stream(tokens: int) -> bytes:
@@ -43,14 +43,14 @@ def baseline(chunks: list[bytes]) -> int:
 
 
 def parley_parser(chunks: list[bytes]) -> int:
-    decoder = SSEDecoder()
-    reader = ChunkReader("bench")
+    """The bytes as the adapter's read loop takes them: SSE framing into the OpenAI chat reader."""
+    framing = SSEFrames()
+    reader = ChatChunkReader("bench")
     n = 0
     for chunk in chunks:
-        for sse in decoder.feed(chunk):
-            if sse.data != "[DONE]":
-                n += len(reader.sse_event(sse.event, sse.data))
-    reader.finish()
+        n += len(list(reader.feed(framing, chunk)))
+    n += len(list(reader.close(framing, b"")))
+    reader.end()
     return n
 
 

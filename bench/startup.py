@@ -7,7 +7,10 @@ with a data folder made for the run and a generated history of 1,000 and of 10,0
   conversation list filled and the composer accepting typing), read from the timing hook in
   ``app/session/startup_trace.py`` (``PARLEY_STARTUP_TRACE``); the bare window (a QMainWindow holding a QTextBrowser,
   the same hook written out) is started in turn with it, A B A B, and each ratio is taken pair by pair;
-- memory: the resident set (VmRSS) of the idle window 10 s after its start, beside the bare window's;
+- memory: the resident set (VmRSS) of the idle window 10 s after its start, beside the bare window's; and
+  after use: the window, with a provider set to a loopback server, opens a 200-message conversation (a real
+  click on the list's top row) and sends a message (real key presses), the server streams a 2,000-token answer,
+  and VmRSS is read 1 s after the answer ends (``PARLEY_STARTUP_DRIVE``, app/session/startup_drive.py);
 - the conversation list with 10,000 rows: the time to fill it and the scroll steps (a page per step, each
   step set and repainted synchronously), beside a QListWidget with an item per row (the list before issue 17);
 - the CLI: ``parley --version`` and ``parley tools list`` against ``python -c "import json"`` (target: at most
@@ -143,6 +146,89 @@ SSE_ANSWER = (
     b"data: [DONE]\n\n")
 
 
+SSE_END = SSE_ANSWER[SSE_ANSWER.index(b"\n\n") + 2:]  # the finish chunk and [DONE]
+ANSWER_TOKENS = 2_000
+LONG_CONVERSATION_MESSAGES = 200
+SETTLE_AFTER_ANSWER_S = 1.0
+
+
+def _answer_tokens(count: int) -> list[str]:
+    """``count`` tokens of a markdown answer: paragraphs, a list and a fenced code block, repeating."""
+    pattern = ("The ", "answer ", "goes ", "on ", "about ", "**memory** ", "and ", "`start-up` ", "time", ".\n\n",
+               "- ", "one ", "item", "\n", "- ", "another ", "item", "\n\n", "```python\n", "def ", "f(x):", "\n",
+               "    return ", "x ", "* 2", "\n```\n\n")
+    return [pattern[i % len(pattern)] for i in range(count)]
+
+
+def _sse_chunk(content: str) -> bytes:
+    delta = json.dumps({"id": "c", "object": "chat.completion.chunk", "model": "m",
+                        "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": None}]})
+    return b"data: " + delta.encode() + b"\n\n"
+
+
+def fill_long_conversation(home: Path, messages: int) -> None:
+    """One more conversation (the newest, so the list's top row) of ``messages`` messages: questions and
+    markdown answers of about 1,500 characters."""
+    env = {**os.environ, "PARLEY_HOME": str(home), "PYTHONPATH": str(REPO)}
+    script = (
+        "from app.paths import resolve_paths\n"
+        "from app.storage import History\n"
+        "history = History.open(resolve_paths().database)\n"
+        "c = history.create_conversation('A long conversation')\n"
+        f"for i in range({messages} // 2):\n"
+        "    history.add_message(c, 'user', f'Question {i}: how does part {i} of the system work?')\n"
+        "    history.add_message(c, 'assistant', f'## Part {i}\\n\\n' + 'It works by **reading** the rows, then "
+        "`writing` them back. ' * 12 + '\\n\\n- first\\n- second\\n\\n```python\\nprint(' + str(i) + ')\\n```\\n')\n"
+        "history.close()\n")
+    subprocess.run([sys.executable, "-c", script], env=env, check=True, cwd=REPO)
+
+
+class StreamingServer:
+    """A loopback OpenAI-compatible server that answers every chat request with a ``tokens``-token stream."""
+
+    def __init__(self, tokens: int) -> None:
+        self.chunks = [_sse_chunk(token) for token in _answer_tokens(tokens)]
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    more = conn.recv(65536)
+                    if not more:
+                        break
+                    data += more
+                head, _, body = data.partition(b"\r\n\r\n")
+                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length:")), 0)
+                while len(body) < length:
+                    more = conn.recv(65536)
+                    if not more:
+                        break
+                    body += more
+                try:
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+                    for start in range(0, len(self.chunks), 20):  # 20 tokens a write, about 2,000 tokens a second
+                        conn.sendall(b"".join(self.chunks[start:start + 20]))
+                        time.sleep(0.01)
+                    conn.sendall(SSE_END)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.sock.close()
+
+
 def fill_history(home: Path, conversations: int) -> None:
     """A history of ``conversations`` conversations (a question and an answer each) under ``home``."""
     env = {**os.environ, "PARLEY_HOME": str(home), "PYTHONPATH": str(REPO)}
@@ -240,6 +326,52 @@ def idle_memory(home: Path, env: dict[str, str], work: Path) -> dict[str, float]
     bare = start_window([sys.executable, str(bare_script)], env, trace, hold_s=hold)
     return {"parley_idle_rss_mb": round(parley.get("rss_mb", float("nan")), 1),
             "bare_idle_rss_mb": round(bare.get("rss_mb", float("nan")), 1)}
+
+
+def memory_after_answer(env: dict[str, str], work: Path) -> dict[str, float]:
+    """VmRSS of the window after it opened a 200-message conversation and a 2,000-token answer streamed in."""
+    server = StreamingServer(ANSWER_TOKENS)
+    home = work / "home-answer"
+    try:
+        fill_history(home, 1000)
+        fill_long_conversation(home, LONG_CONVERSATION_MESSAGES)
+        settings = {"version": 1, "default_provider": "bench", "providers": [
+            {"id": "bench", "kind": "openai", "preset": "custom", "base_url": f"http://127.0.0.1:{server.port}/v1",
+             "default_model": "m"}]}
+        env = {**env, "PARLEY_HOME": str(home)}
+        settings_path = Path(subprocess.run(
+            [sys.executable, "-c", "from app.paths import resolve_paths; print(resolve_paths().settings)"],
+            env=env, cwd=REPO, check=True, capture_output=True, text=True).stdout.strip())
+        settings_path.parent.mkdir(parents=True, exist_ok=True)
+        settings_path.write_text(json.dumps(settings))
+        trace = work / "trace-answer.txt"
+        trace.unlink(missing_ok=True)
+        env = {**env, "PARLEY_STARTUP_TRACE": str(trace), "PARLEY_STARTUP_QUIT_AFTER": str(SETTLE_AFTER_ANSWER_S + 1),
+               "PARLEY_STARTUP_DRIVE": "Tell me more about all of this."}
+        from app.session.startup_trace import read_marks
+
+        proc = subprocess.Popen([str(PARLEY)], env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        rss = float("nan")
+        while time.monotonic() < deadline and proc.poll() is None:
+            if "answered" in read_marks(str(trace)):
+                time.sleep(SETTLE_AFTER_ANSWER_S)
+                rss = rss_mb(proc.pid)
+                break
+            time.sleep(0.05)
+        try:
+            _, err = proc.communicate(timeout=START_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise RuntimeError("parley did not quit after its answer") from None
+        marks = read_marks(str(trace))
+        if "answered" not in marks:
+            raise RuntimeError(f"parley never answered (marks {sorted(marks)}, exit {proc.returncode}): "
+                               f"{err.decode()[-2000:]}")
+        return {"parley_after_answer_rss_mb": round(rss, 1),
+                "answer_s": round(marks["answered"] - marks["sent"], 2)}
+    finally:
+        server.close()
 
 
 def scroll_list(env: dict[str, str], rows: int) -> dict[str, object]:
@@ -340,6 +472,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--no-xvfb", action="store_true")
     parser.add_argument("--skip", default="", help="comma-separated parts to skip: window,memory,scroll,cli,chat")
+    parser.add_argument("--only-answer", action="store_true", help="measure only the memory after an answer")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
     work = Path(tempfile.mkdtemp(prefix="parley-startup-"))
@@ -356,13 +489,17 @@ def main() -> None:
     result: dict[str, object] = {"benchmark": "startup", "display": "Xvfb" if xvfb else env.get(
         "QT_QPA_PLATFORM", env.get("DISPLAY", "")), "repeat": args.repeat}
     try:
+        if args.only_answer:
+            result["memory_answer"] = memory_after_answer(env, work)
+            print(json.dumps(result))
+            return
         for size in (int(s) for s in args.sizes.split(",")):
             home = work / f"home-{size}"
             fill_history(home, size)
             if "window" not in skip:
                 result[f"window_{size}"] = window_pairs(home, env, args.repeat, work)
             if "memory" not in skip and size == 1000:
-                result["memory_1000"] = idle_memory(home, env, work)
+                result["memory_1000"] = {**idle_memory(home, env, work), **memory_after_answer(env, work)}
         if "scroll" not in skip:
             result["list_10000"] = scroll_list(env, 10_000)
         if "cli" not in skip:

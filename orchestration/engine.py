@@ -2,6 +2,10 @@
 
 Every wire-format adapter implements ``ChatAdapter``. The loop talks to nothing else, so it never sees
 provider JSON, and a scripted fake model (tests) fits the same slot.
+
+Every model here builds its validator when it is first used (``defer_build``), not at import: the window
+imports this module at start but needs no message or provider event until a conversation is opened or a
+message sent (issue 17, bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ ModelFinish = Literal["stop", "length", "tool_calls", "content_filter", "error",
 
 
 class NamedToolChoice(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     name: str
 
@@ -31,6 +35,8 @@ ToolChoice = Literal["auto", "none", "required"] | NamedToolChoice
 
 
 class ModelRequest(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     model: str
     messages: list[Message]
     tools: list[ToolSpec] = Field(default_factory=list)
@@ -46,6 +52,8 @@ class ModelRequest(BaseModel):
 
 
 class TokenUsage(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int = 0
@@ -55,7 +63,7 @@ class TokenUsage(BaseModel):
 
 
 class _ProviderEvent(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
 
 class ResponseStarted(_ProviderEvent):

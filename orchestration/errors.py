@@ -135,8 +135,27 @@ def event_too_large(provider: str, limit: int) -> ResponseTooLargeError:
         "stopped and what arrived before it was kept.", provider=provider)
 
 
+def answer_too_large(provider: str, limit: int) -> ResponseTooLargeError:
+    """A whole (non-streamed) body passed ``limit`` bytes while it arrived."""
+    name = provider or "The provider"
+    return ResponseTooLargeError(
+        f"{name} sent an answer larger than {limit // (1024 * 1024)} MiB, the limit for one answer body; reading "
+        "stopped.", provider=provider)
+
+
 class MalformedResponseError(ProviderError):
     code = "malformed_response"
+
+
+def answer_not_json(provider: str, quoted: str, body: str) -> MalformedResponseError:
+    """A whole answer that is not JSON; ``quoted`` (its start) and ``body`` are already redacted and cut."""
+    return MalformedResponseError(f"{provider} answered with something that is not JSON: {quoted!r}",
+                                  provider=provider, body=body)
+
+
+def answer_past_limit(provider: str, limit: JSONLimitError, body: str) -> MalformedResponseError:
+    """A whole answer that is JSON past a size or depth limit; ``body`` is already redacted and cut."""
+    return MalformedResponseError(f"{provider} sent a malformed answer: {limit}", provider=provider, body=body)
 
 
 class EmptyResponseError(ProviderError):

@@ -6,11 +6,13 @@ models. Providers' wire formats never leak past this point. See docs/events.md f
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import time
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from orchestration.bounded_json import loads_bounded
@@ -23,12 +25,37 @@ ToolCategory = Literal["search", "utility", "file", "mcp", "other"]
 ToolVisibility = Literal["primary", "secondary", "hidden"]
 
 
+CONTRACT_MAJOR: Final = 1  # the major version this build reads: any "1.x", newer minors included (additive)
+_VERSION = re.compile(r"(\d{1,6})\.(\d{1,6})")
+
+
+def contract_major(version: object) -> int | None:
+    """The major number of a contract version (``"1.5"`` -> 1), or None when ``version`` is not "N.M"."""
+    match = _VERSION.fullmatch(version) if isinstance(version, str) else None
+    return None if match is None else int(match.group(1))
+
+
+def _readable_version(version: str) -> str:
+    """Within one major version changes are additive (docs/events.md), so a newer minor's event of a known type
+    reads as this version's; another major version may have removed or changed fields and is refused."""
+    if contract_major(version) != CONTRACT_MAJOR:
+        raise ValueError(f"run event contract {version!r} is not {CONTRACT_MAJOR}.x, which this version reads")
+    return version
+
+
+ContractVersion = Annotated[str, AfterValidator(_readable_version)]
+
+
 class _Event(BaseModel):
-    """Fields every event carries. Unknown fields from newer producers are ignored."""
+    """Fields every event carries. Unknown fields from newer producers are ignored.
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    The models' validators are built when an event is first made or parsed (``defer_build``), not at import:
+    building the 13 event models and their union at import cost every start about 2.5 MB and 50 ms, also for a
+    window that runs nothing (issue 17)."""
 
-    v: Literal["1.1", "1.2", "1.3", "1.4"] = CONTRACT_VERSION  # events stored by earlier versions still parse
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
+
+    v: ContractVersion = CONTRACT_VERSION  # any 1.x: earlier ones parse, a newer one's extra fields are ignored
     run_id: str
     seq: int = Field(ge=0, description="strictly increasing within a run")
     ts: int = Field(description="epoch milliseconds")
@@ -53,7 +80,7 @@ class ContentDelta(_Event):
 
 
 class ToolCallInfo(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
     id: str
     name: str
@@ -180,7 +207,12 @@ RunEvent = Annotated[
     Field(discriminator="type"),
 ]
 
-_EVENT_ADAPTER: TypeAdapter[RunEvent] = TypeAdapter(RunEvent)
+@functools.cache
+def _event_adapter() -> TypeAdapter[RunEvent]:
+    """The union's validator, built the first time an event is parsed."""
+    return TypeAdapter(RunEvent)
+
+
 EVENT_TYPES: frozenset[str] = frozenset(
     m.model_fields["type"].default
     for m in (RunStarted, ReasoningDelta, ContentDelta, ToolCalls, ToolExecuting, ToolResult, RunWarning, Usage,
@@ -191,12 +223,13 @@ EVENT_TYPES: frozenset[str] = frozenset(
 def parse_event(data: str | bytes | dict[str, Any]) -> RunEvent | None:
     """Parse one event; returns None for an event type this version does not know (clients skip those).
 
-    Raises ``pydantic.ValidationError`` for a known type with bad fields.
+    Raises ``pydantic.ValidationError`` for a known type with bad fields, or stamped with a contract version
+    whose major number is not ``CONTRACT_MAJOR`` (a newer minor version reads: its unknown fields are ignored).
     """
     obj = loads_bounded(data, what="a run event") if isinstance(data, str | bytes) else data
     if obj.get("type") not in EVENT_TYPES:
         return None
-    return _EVENT_ADAPTER.validate_python(obj)
+    return _event_adapter().validate_python(obj)
 
 
 def event_json(event: _Event) -> str:
@@ -226,6 +259,7 @@ class EventFactory:
 
 
 __all__ = [
+    "CONTRACT_MAJOR",
     "CONTRACT_VERSION",
     "ContentDelta",
     "Done",
@@ -248,6 +282,7 @@ __all__ = [
     "ToolVisibility",
     "Usage",
     "ValidationError",
+    "contract_major",
     "event_json",
     "parse_event",
 ]

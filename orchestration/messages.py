@@ -3,12 +3,17 @@
 Adapters translate these to and from their wire formats. Opaque provider data (reasoning signatures,
 encrypted reasoning, response ids) rides on the part or message it belongs to, so the next request can send
 it back unchanged.
+
+Every model here builds its validator when it is first used (``defer_build``), not at import: the window
+imports this module at start but needs no message or provider event until a conversation is opened or a
+message sent (issue 17, bench/RESULTS.md).
 """
 
 from __future__ import annotations
 
 import base64
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, Never, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,7 +22,7 @@ from orchestration.events import ToolStatus
 
 
 class TextPart(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     kind: Literal["text"] = "text"
     text: str
@@ -26,7 +31,7 @@ class TextPart(BaseModel):
 class ReasoningPart(BaseModel):
     """Reasoning the model showed (or hid: ``text`` may be empty when only ``encrypted`` is present)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     kind: Literal["reasoning"] = "reasoning"
     text: str = ""
@@ -37,7 +42,7 @@ class ReasoningPart(BaseModel):
 
 
 class ToolCallPart(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     kind: Literal["tool_call"] = "tool_call"
     id: str
@@ -58,7 +63,8 @@ AssistantPart = Annotated[TextPart | ReasoningPart | ToolCallPart, Field(discrim
 class ImagePart(BaseModel):
     """An image the user attached, already prepared for sending (decoded, checked, downscaled)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_bytes="base64", val_json_bytes="base64")
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True, ser_json_bytes="base64",
+                              val_json_bytes="base64")
 
     kind: Literal["image"] = "image"
     name: str = Field(description="the file name the user attached, shown and exported")
@@ -79,7 +85,7 @@ class DocumentPart(BaseModel):
     """A document the user attached, sent as text: its extracted text (already cut to the limit, with a note
     saying so) under the file name."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     kind: Literal["document"] = "document"
     name: str
@@ -98,11 +104,15 @@ Attachment = Annotated[ImagePart | DocumentPart, Field(discriminator="kind")]
 
 
 class SystemMessage(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     role: Literal["system"] = "system"
     content: str
 
 
 class UserMessage(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     role: Literal["user"] = "user"
     content: str
     attachments: list[Attachment] = Field(default_factory=list, description="sent before the text, in order")
@@ -122,16 +132,37 @@ def user_content(message: UserMessage) -> list[UserContent]:
     because Anthropic and Google advise putting images before the question about them."""
     pieces: list[UserContent] = []
     for attachment in message.attachments:
-        if isinstance(attachment, ImagePart):
-            pieces.append(attachment)
-        else:
-            pieces.append(TextPart(text=attachment.wire_text()))
+        match attachment:
+            case ImagePart():
+                pieces.append(attachment)
+            case DocumentPart():
+                pieces.append(TextPart(text=attachment.wire_text()))
+            case _:
+                unmapped(attachment, "A user turn's content")
     if message.content or not pieces:
         pieces.append(TextPart(text=message.content))
     return pieces
 
 
+def user_content_items(message: UserMessage, *, text: Callable[[str], dict[str, Any]],
+                       image: Callable[[ImagePart], dict[str, Any]], wire_format: str) -> list[dict[str, Any]]:
+    """``user_content`` written as one wire format's content items: ``text`` writes a text piece, ``image`` an
+    image; a piece of another type is an ``UnmappedPartError`` naming ``wire_format``."""
+    items: list[dict[str, Any]] = []
+    for piece in user_content(message):
+        match piece:
+            case TextPart():
+                items.append(text(piece.text))
+            case ImagePart():
+                items.append(image(piece))
+            case _:
+                unmapped(piece, wire_format)
+    return items
+
+
 class AssistantMessage(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     role: Literal["assistant"] = "assistant"
     parts: list[AssistantPart] = Field(default_factory=list)
     response_id: str | None = None
@@ -152,6 +183,8 @@ class AssistantMessage(BaseModel):
 
 
 class ToolResultMessage(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     role: Literal["tool"] = "tool"
     call_id: str
     name: str
@@ -162,3 +195,15 @@ class ToolResultMessage(BaseModel):
 Message = Annotated[
     SystemMessage | UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")
 ]
+
+
+class UnmappedPartError(TypeError):
+    """A message, part or attachment type that a wire format has no mapping for. A bug, not a user error: a new
+    type was added without teaching every wire format to send it."""
+
+
+def unmapped(value: Never, wire_format: str) -> NoReturn:
+    """The last case of every dispatch over message, part and attachment types. Checked by mypy as
+    ``typing.assert_never`` is (a type left unhandled makes the call a type error); at run time a value that
+    slipped past validation is an ``UnmappedPartError`` naming the format, instead of a part silently dropped."""
+    raise UnmappedPartError(f"{wire_format} has no mapping for a {type(value).__name__}: {value!r:.200}")

@@ -14,8 +14,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import json_repair
-
 from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.events import (
     EventFactory,
@@ -140,6 +138,8 @@ class ToolTurn:
         except JSONLimitError as exc:  # never repaired: the repair would recurse as deep
             return f"{exc} Send a JSON object that matches the tool's parameters."
         except json.JSONDecodeError as exc:
+            import json_repair  # only for arguments that are not JSON (about 1 MB): loaded the first time
+
             repaired = json_repair.loads(text)
             if isinstance(repaired, dict) and repaired:
                 self._warn("ARGUMENTS_REPAIRED", f"The arguments for {call.name} were not valid JSON ({exc.msg}); "

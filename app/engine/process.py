@@ -22,8 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
+from orchestration.lean_imports import import_httpx
 from tools.mcp import child_guard
 
 LOOPBACK = "127.0.0.1"
@@ -144,6 +143,9 @@ class EngineProcess:
     async def wait_ready(self, progress: Callable[[float], None] | None = None,
                          limit_s: float = START_TIMEOUT_S) -> None:
         """Return once the server lists its model; raises EngineStartError when it exits or takes too long."""
+        import_httpx()  # with the engine, not at start: a window that sends nothing never loads httpx
+        import httpx
+
         deadline = self.started_at + limit_s
         async with httpx.AsyncClient(timeout=2.0, trust_env=False) as client:
             while True:

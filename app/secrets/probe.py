@@ -4,6 +4,10 @@ The ``keyring`` package quietly picks a backend that cannot keep secrets when th
 (raises on use), ``null`` (forgets everything) or, when keyrings.alt is installed, a plaintext file. Parley
 treats all of those as "no keyring", and says so in words a user can act on, rather than storing keys where
 they would leak or vanish.
+
+The ``keyring`` package is imported when a backend is first needed, not with this module: importing it and
+choosing a backend loads every backend's libraries (D-Bus, cryptography: about 13 MB and 150 ms), which a
+window that never touches a key does not need (issue 17, bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -11,14 +15,12 @@ from __future__ import annotations
 import os
 import secrets
 from dataclasses import dataclass
-
-import keyring
-import keyring.errors
-from keyring.backend import KeyringBackend
-from keyring.backends.chainer import ChainerBackend
-from keyring.util import platform_
+from typing import TYPE_CHECKING, TypeAlias
 
 from app.secrets.names import SERVICE
+
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
 
 # Backends (by module prefix) that do not keep secrets safely: they fail, forget, or write plaintext files.
 UNUSABLE_BACKEND_MODULES = ("keyring.backends.fail", "keyring.backends.null", "keyrings.alt")
@@ -61,11 +63,13 @@ class UnloadableBackend:
         self.problem = problem
 
 
-Backend = KeyringBackend | UnloadableBackend
+Backend: TypeAlias = "KeyringBackend | UnloadableBackend"
 
 
 def _unloadable(exc: Exception) -> UnloadableBackend:
     detail = str(exc).strip() or type(exc).__name__
+    from keyring.util import platform_
+
     named = os.environ.get("PYTHON_KEYRING_BACKEND")
     if named is not None:
         return UnloadableBackend(named, (
@@ -79,6 +83,8 @@ def _unloadable(exc: Exception) -> UnloadableBackend:
 
 def configured_backend() -> Backend:
     """The keyring package's choice of backend, or an UnloadableBackend when its configuration is broken."""
+    import keyring
+
     try:
         return keyring.get_keyring()
     except Exception as exc:  # loading runs the configured module: any error means "cannot be loaded"
@@ -87,6 +93,8 @@ def configured_backend() -> Backend:
 
 def effective_backend(backend: Backend | None = None) -> Backend:
     """The backend that would store a new secret: a chainer's first backend, else the backend itself."""
+    from keyring.backends.chainer import ChainerBackend
+
     backend = backend or configured_backend()
     if isinstance(backend, ChainerBackend):
         chained: list[KeyringBackend] = list(backend.backends)
@@ -122,6 +130,8 @@ def judge_backend(backend: Backend | None = None) -> KeyringStatus:
 
 
 def explain_keyring_failure(exc: BaseException, backend: str) -> str:
+    import keyring.errors
+
     if isinstance(exc, keyring.errors.KeyringLocked):
         return (f"The keyring ({backend}) is locked, or the request to unlock it was dismissed. Unlock it and "
                 f"try again. {SESSION_HINT}")

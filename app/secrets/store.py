@@ -7,10 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
-
-import keyring.errors
-from keyring.backend import KeyringBackend
+from typing import TYPE_CHECKING, Literal
 
 from app.errors import EnvironmentProblem
 from app.secrets.names import SERVICE
@@ -23,6 +20,9 @@ from app.secrets.probe import (
     judge_backend,
     probe_keyring,
 )
+
+if TYPE_CHECKING:  # keyring itself is imported when a backend is first needed (probe.py)
+    from keyring.backend import KeyringBackend
 
 SecretLookup = Callable[[str], str | None]
 KeyLocation = Literal["session", "keyring"]
@@ -42,13 +42,41 @@ def clean_key(value: str) -> str:
     return key
 
 
+StatusListener = Callable[[KeyringStatus], None]
+
+
 class SecretStore:
+    """Keys by entry name. The keyring's backend is looked for when a key is first read, stored or deleted (or
+    the status asked for), not when the store is made: that search imports every backend's libraries."""
+
     def __init__(self, backend: KeyringBackend | None = None) -> None:
         self._backend = backend
         self._session: dict[str, str] = {}
+        self._known = backend is not None  # a given backend is known; the keyring's own choice once looked for
+        self._listeners: list[StatusListener] = []
 
     def _chosen(self) -> Backend:
-        return effective_backend(self._backend)
+        chosen = effective_backend(self._backend)
+        if not self._known:
+            self._known = True
+            listeners, self._listeners = self._listeners, []
+            status = judge_backend(chosen)
+            for listener in listeners:
+                listener(status)
+        return chosen
+
+    def known_status(self) -> KeyringStatus | None:
+        """The keyring's status (judged, no probe) if its backend is already known; None before its first use, so
+        that asking costs nothing."""
+        return judge_backend(self._chosen()) if self._known else None
+
+    def on_first_use(self, listener: StatusListener) -> None:
+        """Call ``listener`` with the keyring's status once its backend is first looked for (at once if it is
+        known). It runs on the thread that used the store: a worker thread for an MCP server's keys."""
+        if self._known:
+            listener(judge_backend(self._chosen()))
+        else:
+            self._listeners.append(listener)
 
     @property
     def backend(self) -> KeyringBackend:
@@ -96,6 +124,8 @@ class SecretStore:
 
     def delete(self, name: str) -> list[KeyLocation]:
         """Remove the key from this session and the keyring; returns where it was found."""
+        import keyring.errors
+
         removed: list[KeyLocation] = []
         if self._session.pop(name, None) is not None:
             removed.append("session")

@@ -40,7 +40,6 @@ from app.runs.run_service import (
 from app.runs.tool_setup import tool_registry
 from app.secrets import SecretStoreError
 from app.secrets.names import provider_entry
-from app.secrets.probe import backend_display_name
 from app.secrets.store import SecretStore
 from app.session.chat_actions import ChatActions
 from app.session.chat_settings_binding import ChatSettingsBinding
@@ -52,6 +51,7 @@ from app.session.conversation_files import (
     write_export,
 )
 from app.session.conversation_views import ConversationViews
+from app.session.keyring_status import KeyringStatusLine
 from app.session.live_runs import LiveRun, LiveRuns
 from app.session.window_approver import WindowApprover
 from app.session.window_attachments import DraftAttachments, stored_views
@@ -66,8 +66,10 @@ from app.settings.model import (
 from app.settings.store import save_settings
 from app.storage import History, StorageError
 from app.storage.exchange import import_conversation, read_export
+from app.storage.export_fields import ignored_note
 from app.storage.search import HistorySearch
 from app.usage.window import UsageWiring
+from orchestration.loop import RunResult
 from orchestration.messages import Message, UserMessage
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.discovery import discover_local_servers
@@ -215,6 +217,7 @@ class ChatSession(QObject):
         if storage_problem:
             w.show_error_in_chat(storage_problem)
         self.actions = ChatActions(self, window_problem)  # the per-message actions (app/session/chat_actions.py)
+        self.keyring_line = KeyringStatusLine(window, secrets)  # filled when the keyring is first used
         self.refresh_providers()
         self.chat_binding.show_conversation(None)
         self.refresh_conversations()
@@ -488,7 +491,7 @@ class ChatSession(QObject):
         self.window.set_status(model=f"{plan.target.config.id} · {plan.target.model}")
         self.refresh_conversations()
 
-    def _run_finished(self, live: LiveRun, result: Any) -> None:
+    def _run_finished(self, live: LiveRun, result: RunResult) -> None:
         if self.history is None:
             self._memory_history.extend(result.new_messages)
         shown = live.conversation_id == self.conversation_id
@@ -528,13 +531,13 @@ class ChatSession(QObject):
         if self.history is None or self.window.conversations.searching:
             return
         try:
-            summaries = self.history.list_conversations()
+            listed = self.history.conversation_list()  # the light read: 10,000 rows at start (issue 17)
         except StorageError as problem:
             self.window.show_error_in_chat(str(problem))
             return
+        running = self.controller.is_running
         self.window.conversations.set_conversations(
-            [ConversationItem(s.id, s.title, s.updated_at, s.pinned, self.controller.is_running(s.id))
-             for s in summaries],
+            [ConversationItem(c.id, c.title, c.updated_at, c.pinned, running(c.id)) for c in listed],
             selected=self.conversation_id)
 
     def new_chat(self) -> None:
@@ -665,8 +668,10 @@ class ChatSession(QObject):
             return
         self.refresh_conversations()
         self.open_conversation(conversation_id)
-        self.window.statusBar().showMessage(
-            f"Imported “{document.conversation.title}” ({len(document.messages)} messages).", 5000)
+        note = ignored_note(document)  # fields a newer Parley added, left out
+        imported = f"Imported “{document.conversation.title}” ({len(document.messages)} messages)."
+        self.window.statusBar().showMessage(imported if note is None else f"{imported} {note}",
+                                            5000 if note is None else 15000)
 
     def set_theme(self, mode: str) -> None:
         """View > Theme: applied at once and saved, as Preferences' appearance tab does."""
@@ -769,9 +774,7 @@ class ChatSession(QObject):
 
     # --- status -------------------------------------------------------------------------------------
     def _update_status(self) -> None:
-        status = self.secrets.status(probe=False)
-        self.window.set_status(keyring=f"Keyring: {backend_display_name(status.backend)}" if status.usable
-                               else "Keyring: unavailable")
+        self.keyring_line.refresh()
         provider_id, model = self.window.composer.current_model() or ("", "")
         if provider_id:
             self.window.set_status(model=f"{provider_id} · {model}")

@@ -35,9 +35,6 @@ if TYPE_CHECKING:
 def attach_session(window: MainWindow, data_dir: str | None = None, secrets: SecretStore | None = None, *,
                    discover: bool = True, theme: ThemeController | None = None) -> ChatSession:
     """Open settings, history and keyring and connect them to ``window``."""
-    from app.lean_imports import import_httpx
-
-    import_httpx()
     from app.paths import resolve_paths
     from app.runs.tool_setup import tool_registry
     from app.secrets.store import SecretStore
@@ -88,6 +85,12 @@ def main(data_dir: str | None = None) -> int:
         window.composer.setEnabled(True)
         window.composer.focus_input()
         startup_trace.mark("ready")
+        drive_text = startup_trace.drive_text()  # bench/startup.py: open a conversation and send
+        if drive_text is not None:
+            from app.session.startup_drive import drive
+
+            drive(window, session, drive_text)
+            return
         quit_after = startup_trace.quit_after()
         if quit_after is not None:
             QTimer.singleShot(int(quit_after * 1000), app.quit)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # Qt is not imported for the trace itself
 
 TRACE_ENV = "PARLEY_STARTUP_TRACE"
 QUIT_ENV = "PARLEY_STARTUP_QUIT_AFTER"
+DRIVE_ENV = "PARLEY_STARTUP_DRIVE"
 
 
 def enabled() -> bool:
@@ -46,6 +47,13 @@ def quit_after() -> float | None:
         return max(0.0, float(text))
     except ValueError:
         return None
+
+
+def drive_text() -> str | None:
+    """With ``PARLEY_STARTUP_DRIVE=TEXT`` (and tracing on), the message app/session/startup_drive.py sends once the
+    window is ready, after opening the top conversation; the quit then comes that long after the answer."""
+    text = os.environ.get(DRIVE_ENV)
+    return text if text and enabled() else None
 
 
 def read_marks(path: str) -> dict[str, float]:

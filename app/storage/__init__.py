@@ -3,11 +3,7 @@
 (run_recorder.py) and export/import (exchange.py, markdown.py). See docs/storage.md.
 """
 
-from app.lean_imports import import_sqlite_utils
-
-import_sqlite_utils()  # before any module below imports it
-
-from app.storage.errors import StorageError  # noqa: E402
-from app.storage.history import History, NotFoundError  # noqa: E402
+from app.storage.errors import StorageError
+from app.storage.history import History, NotFoundError
 
 __all__ = ["History", "NotFoundError", "StorageError"]

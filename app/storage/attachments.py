@@ -13,10 +13,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlite_utils import Database
-
 from app.attachments.store import AttachmentStore, MissingAttachmentError
 from app.errors import describe_os_error
+from app.storage.connection import Database
 from app.storage.errors import StorageError
 from app.storage.records import AttachmentRecord
 from orchestration.messages import Attachment, DocumentPart, ImagePart

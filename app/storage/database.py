@@ -13,9 +13,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from sqlite_utils import Database
-
 from app.errors import describe_os_error
+from app.storage.connection import Database
 from app.storage.errors import StorageError, storage_errors
 from app.storage.integrity import DamagedDatabaseError, check_schema, expected_schema
 from app.storage.migrations import MIGRATIONS_TABLE, SchemaTooNewError, apply_migrations
@@ -49,7 +48,7 @@ def open_database(path: Path, *, busy_timeout: float = BUSY_TIMEOUT_S) -> Databa
         raise StorageError(f"the history database {path} is not a file. Move it aside and try again.", path)
     with storage_errors(path, "open the history"):
         conn = sqlite3.connect(path, timeout=busy_timeout, factory=SafeTextConnection)
-    db = Database(conn, execute_plugins=False)
+    db = Database(conn)
     try:
         with storage_errors(path, "open the history"):
             configure_connection(db)

@@ -15,18 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlite_utils import Database
-
 from app.attachments.store import AttachmentStore
 from app.storage import attachments as attachment_rows
+from app.storage.connection import Database
 from app.storage.database import BUSY_TIMEOUT_S, open_database
 from app.storage.errors import guarded
 from app.storage.inserted import inserted_id
-from app.storage.integrity import DamagedDatabaseError, read_record
+from app.storage.integrity import MAX_TIME_MS, MIN_TIME_MS, DamagedDatabaseError, read_record
 from app.storage.records import (
     AttachmentRecord,
     Conversation,
     ConversationSummary,
+    ListedConversation,
     MessageRecord,
     MessageRole,
     RunRecord,
@@ -151,6 +151,25 @@ class History:
         return [self._row_record("conversations", r, lambda r: ConversationSummary(
             id=r["id"], title=r["title"], updated_at=r["updated_at"], message_count=r["message_count"],
             pinned=bool(r["pinned"]), archived=bool(r["archived"]))) for r in rows]
+
+    @guarded("list conversations")
+    def conversation_list(self) -> list[ListedConversation]:
+        """The window's list: every conversation not archived, pinned first, then the most recently updated.
+
+        Lighter than ``list_conversations`` (no message counts, no record per row, about a quarter of its time
+        at 10,000 rows, issue 17): the rows' types are checked by one SQL count instead of row by row in
+        Python; when it finds a row that is not what Parley writes, the list is read the careful way, which
+        names the damage (DamagedDatabaseError)."""
+        damaged = self.db.execute(
+            "SELECT COUNT(*) FROM conversations WHERE archived = 0 AND NOT (typeof(id) = 'integer' "
+            "AND typeof(title) = 'text' AND typeof(updated_at) = 'integer' AND updated_at BETWEEN ? AND ? "
+            "AND typeof(pinned) = 'integer' AND typeof(archived) = 'integer')",
+            [MIN_TIME_MS, MAX_TIME_MS]).fetchone()[0]
+        if damaged:
+            return [ListedConversation(s.id, s.title, s.updated_at, s.pinned) for s in self.list_conversations()]
+        return [ListedConversation(cid, title, updated_at, bool(pinned)) for cid, title, updated_at, pinned in
+                self.db.execute("SELECT id, title, updated_at, pinned FROM conversations WHERE archived = 0 "
+                                "ORDER BY pinned DESC, updated_at DESC, id DESC")]
 
     def _update_conversation(self, conversation_id: int, **fields: Any) -> None:
         """Change details; ``updated_at`` is left alone (it tracks new messages, which order the list)."""
@@ -358,18 +377,3 @@ class History:
                 raise DamagedDatabaseError(self.path, f"run_events row {run_id}/{seq} has text in event that is not "
                                                       f"JSON ({exc})") from exc
         return events
-
-    @guarded("read the run's warnings")
-    def run_warnings(self, run_id: str) -> list[tuple[str, str]]:
-        """The ``(code, message)`` of each warning event of one run, in order (the banner shows them again)."""
-        rows = self.db.execute("SELECT seq, event FROM run_events WHERE run_id = ? AND type = 'warning' ORDER BY seq",
-                               [run_id])
-        warnings = []
-        for seq, event in rows:
-            try:
-                stored = loads_bounded(event, what="a stored warning")
-                warnings.append((str(stored["code"]), str(stored["message"])))
-            except (ValueError, TypeError, KeyError) as exc:
-                raise DamagedDatabaseError(self.path, f"run_events row {run_id}/{seq} is not a readable warning "
-                                                      f"({exc})") from exc
-        return warnings

@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlite_utils import Database
-
+from app.storage.connection import Database
 from app.storage.errors import StorageError
 from app.storage.migrations import apply_migrations
 from orchestration.bounded_json import loads_bounded
@@ -83,9 +82,7 @@ def _columns(db: sqlite3.Connection, table: str) -> dict[str, Column]:
 @functools.cache
 def expected_schema() -> Schema:
     """The schema the migrations create, read from a fresh in-memory database."""
-    # no sqlite-utils plugins: finding them scans every installed package's entry points (tens of ms at each
-    # start), and a plugin has no business changing Parley's connections (database.py opens the file the same way)
-    db = Database(sqlite3.connect(":memory:"), execute_plugins=False)
+    db = Database(sqlite3.connect(":memory:"))
     try:
         apply_migrations(db)
         tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]

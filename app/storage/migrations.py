@@ -12,7 +12,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
-from sqlite_utils import Database
+from app.storage.connection import Database
 
 
 @dataclass(frozen=True)
@@ -240,7 +240,7 @@ MIGRATIONS_TABLE = "schema_migrations"
 
 
 def current_version(db: Database) -> int:
-    if not db[MIGRATIONS_TABLE].exists():
+    if MIGRATIONS_TABLE not in db.table_names():
         return 0
     row = db.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
     return int(row[0] or 0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from orchestration.bounded_json import loads_bounded
 
@@ -36,6 +36,15 @@ class Conversation:
                    provider=row["provider"], model=row["model"], system_prompt=row["system_prompt"],
                    pinned=bool(row["pinned"]), archived=bool(row["archived"]),
                    current_leaf_id=row["current_leaf_id"])
+
+
+class ListedConversation(NamedTuple):
+    """A row of the window's conversation list: what it shows and sorts by, nothing more."""
+
+    id: int
+    title: str
+    updated_at: int
+    pinned: bool
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,7 @@ import os
 import sys
 import time
 
-from sqlite_utils import Database
-
+from app.storage.connection import Database
 from app.storage.transactions import write_transaction
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from sqlite_utils import Database
+from app.storage.connection import Database
 
 
 @contextlib.contextmanager

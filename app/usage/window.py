@@ -78,8 +78,17 @@ class UsageWiring(QObject):
         session.controller.run_finished.connect(lambda _result: self.refresh())
         window.conversations.conversation_selected.connect(lambda _cid: self.refresh())
         window.conversations.new_chat_requested.connect(self.refresh)
-        warm_up()  # the first answer's cost then needs no wait for the price table
+        self._prices_loading = False
         self.refresh()
+
+    def _warm_prices(self, pricer: Pricer | None) -> None:
+        """The price table (genai-prices with its own HTTP client: about 10 MB) loads in the background when the
+        first run that it prices is sent, not at start: a window that runs nothing, or only local models, never
+        needs it, and the answer takes longer than the load, so its cost needs no wait (issue 17)."""
+        if self._prices_loading or pricer is None or pricer.local:
+            return
+        self._prices_loading = True
+        warm_up()
 
     # --- reading ------------------------------------------------------------------------------------
     def _priced_history(self) -> History | None:
@@ -129,6 +138,7 @@ class UsageWiring(QObject):
     # --- the budget question --------------------------------------------------------------------------
     def confirm_spend(self, pricer: Pricer | None) -> bool:
         """True when the run may be sent: under budget, a local provider, or the user said so."""
+        self._warm_prices(pricer)
         budget = self.session.settings.usage.monthly_budget_usd
         if budget is None:
             return True

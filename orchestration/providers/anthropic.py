@@ -13,12 +13,11 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any, assert_never
+from typing import Any
 
 from orchestration.engine import ModelFinish, ModelRequest, NamedToolChoice, ProviderEvent, TokenUsage
 from orchestration.messages import (
     AssistantMessage,
-    ImagePart,
     Message,
     ReasoningPart,
     SystemMessage,
@@ -26,13 +25,16 @@ from orchestration.messages import (
     ToolCallPart,
     ToolResultMessage,
     UserMessage,
-    user_content,
+    unmapped,
+    user_content_items,
 )
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
 from orchestration.providers.config import ProviderConfig
+from orchestration.providers.turns import merged_turns
 from orchestration.reasoning_effort import ReasoningEffort
 
+WIRE_FORMAT = "Anthropic Messages"  # named in an UnmappedPartError
 FORMAT = "anthropic"  # ReasoningPart.provider_format of thinking blocks that may be sent back
 DEFAULT_MAX_TOKENS = 8192  # Anthropic requires max_tokens; this is sent when the run sets none
 # budget_tokens per effort
@@ -59,18 +61,21 @@ def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
     thinking: list[dict[str, Any]] = []
     rest: list[dict[str, Any]] = []
     for part in message.parts:
-        if isinstance(part, ReasoningPart):
-            if part.provider_format != FORMAT:
-                continue
-            if part.encrypted:
-                thinking.append({"type": "redacted_thinking", "data": part.encrypted})
-            elif part.signature:
-                thinking.append({"type": "thinking", "thinking": part.text, "signature": part.signature})
-        elif isinstance(part, TextPart):
-            if part.text.strip():
-                rest.append({"type": "text", "text": part.text})
-        elif isinstance(part, ToolCallPart):
-            rest.append({"type": "tool_use", "id": part.id, "name": part.name, "input": _tool_input(part)})
+        match part:
+            case ReasoningPart():
+                if part.provider_format != FORMAT:
+                    continue
+                if part.encrypted:
+                    thinking.append({"type": "redacted_thinking", "data": part.encrypted})
+                elif part.signature:
+                    thinking.append({"type": "thinking", "thinking": part.text, "signature": part.signature})
+            case TextPart():
+                if part.text.strip():
+                    rest.append({"type": "text", "text": part.text})
+            case ToolCallPart():
+                rest.append({"type": "tool_use", "id": part.id, "name": part.name, "input": _tool_input(part)})
+            case _:
+                unmapped(part, WIRE_FORMAT)
     return thinking + rest
 
 
@@ -84,43 +89,24 @@ def _tool_input(call: ToolCallPart) -> dict[str, Any]:
 
 def user_blocks(message: UserMessage) -> list[dict[str, Any]]:
     """``text`` blocks and ``image`` blocks with a base64 source, attachments first."""
-    blocks: list[dict[str, Any]] = []
-    for piece in user_content(message):
-        if isinstance(piece, TextPart):
-            blocks.append({"type": "text", "text": piece.text})
-        elif isinstance(piece, ImagePart):
-            blocks.append({"type": "image", "source": {"type": "base64", "media_type": piece.media_type,
-                                                       "data": piece.base64()}})
-        else:
-            assert_never(piece)
-    return blocks
+    return user_content_items(message, text=lambda text: {"type": "text", "text": text},
+                              image=lambda image: {"type": "image", "source": {
+                                  "type": "base64", "media_type": image.media_type, "data": image.base64()}},
+                              wire_format=WIRE_FORMAT)
+
+
+def _tool_result(message: ToolResultMessage) -> list[dict[str, Any]]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.call_id, "content": message.content}
+    if message.status != "ok":
+        block["is_error"] = True
+    return [block]
 
 
 def messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
     """Anthropic turns: all tool results of a turn in one user message (as ``tool_result`` blocks, before any
     user text that follows), consecutive same-role content merged."""
-    wire: list[dict[str, Any]] = []
-
-    def add(role: str, blocks: list[dict[str, Any]]) -> None:
-        if wire and wire[-1]["role"] == role:
-            wire[-1]["content"].extend(blocks)
-        else:
-            wire.append({"role": role, "content": blocks})
-
-    for message in messages:
-        if isinstance(message, UserMessage):
-            add("user", user_blocks(message))
-        elif isinstance(message, AssistantMessage):
-            blocks = _assistant_blocks(message)
-            if blocks:
-                add("assistant", blocks)
-        elif isinstance(message, ToolResultMessage):
-            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.call_id,
-                                     "content": message.content}
-            if message.status != "ok":
-                block["is_error"] = True
-            add("user", [block])
-    return wire
+    return merged_turns(messages, wire_format=WIRE_FORMAT, items_key="content", assistant_role="assistant",
+                        user=user_blocks, assistant=_assistant_blocks, tool_result=_tool_result)
 
 
 def _tool_choice(request: ModelRequest) -> dict[str, Any]:

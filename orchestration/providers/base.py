@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Callable, Iterator
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from orchestration.accumulate import ResponseAccumulator
 from orchestration.bounded_json import JSONLimitError, loads_bounded
@@ -21,18 +19,23 @@ from orchestration.errors import (
     MalformedResponseError,
     ProviderError,
     StreamError,
+    answer_too_large,
     empty_response,
     event_too_large,
     stream_error_from_frame,
 )
 from orchestration.providers.config import Capabilities, ProviderConfig
-from orchestration.providers.framing import WHOLE, FrameDecoder, SSEFrames, WholeBody
+from orchestration.providers.framing import WHOLE, BodyTooLarge, FrameDecoder, SSEFrames, WholeBody
 from orchestration.providers.sse import EventTooLarge
-from orchestration.providers.transport import Sleep, Transport
+from orchestration.providers.transport import Sleep, Transport, read_answer
 from orchestration.redaction import cut_redacted
 from orchestration.think_tags import InlineReasoning
 
+if TYPE_CHECKING:  # httpx is imported when a client is first made (providers/transport.py)
+    import httpx
+
 UNFRAMED_BODY_KEPT = 64_000  # bytes kept of a body that yields no frames, to report what it was
+QUOTED_FRAME_CHARS = 120  # characters of a frame that is not JSON quoted in the error (keys hidden)
 
 
 class WireReader:
@@ -66,7 +69,7 @@ class WireReader:
         try:
             frames = decoder.feed(chunk)
         except EventTooLarge as exc:
-            raise self.with_partial(event_too_large(self.provider_name, exc.limit)) from None
+            raise self.too_large(exc) from None
         for event, data in frames:
             yield from self.receive(event, data)
 
@@ -78,7 +81,7 @@ class WireReader:
         try:
             frames = decoder.close()
         except EventTooLarge as exc:
-            raise self.with_partial(event_too_large(self.provider_name, exc.limit)) from None
+            raise self.too_large(exc) from None
         for event, data in frames:
             yield from self.receive(event, data, last=True)
         if not self.frames:
@@ -88,24 +91,36 @@ class WireReader:
                                                  self.secrets).text))
 
     def receive(self, event: str, data: str, *, last: bool = False) -> list[ProviderEvent]:
-        """One raw frame: parse its JSON and hand it on. ``[DONE]`` sentinels are ignored; the format's own
-        end marker decides whether the answer is complete."""
+        """One raw frame: parse its JSON and hand it on. A ``[DONE]`` line goes to ``done_line``. A whole body
+        that is not JSON is reported as a transport reports a non-JSON answer, quoting its start."""
         text = data.strip()
-        if not text or text == "[DONE]":
+        if not text:
             return []
+        if text == "[DONE]":
+            return self.done_line()
+        if event == WHOLE:
+            try:
+                obj = read_answer(self.provider_name, text, self.secrets)
+            except ProviderError as error:
+                raise self.with_partial(error) from None
+            self.frames += 1
+            return self.whole(obj)
         try:
-            obj = loads_bounded(text, what=f"a stream event from {self.provider_name}"
-                                if event != WHOLE else f"the answer from {self.provider_name}")
+            obj = loads_bounded(text, what=f"a stream event from {self.provider_name}")
         except JSONLimitError as exc:
             raise self.malformed(str(exc).rstrip(".")) from None
         except ValueError:
-            if last and not self.ended and event != WHOLE:
+            if last and not self.ended:
                 raise self.cut_off() from None
-            raise self.malformed(f"a frame is not JSON ({text[:120]!r})") from None
+            quoted = cut_redacted(text, QUOTED_FRAME_CHARS, self.secrets).text
+            raise self.malformed(f"a frame is not JSON ({quoted!r})") from None
         self.frames += 1
-        if event == WHOLE:
-            return self.whole(obj)
         return self.frame(event, obj)
+
+    def done_line(self) -> list[ProviderEvent]:
+        """An SSE ``[DONE]`` line. Ignored by default: the format's own end marker decides whether the answer
+        is complete (OpenAI Chat Completions counts it as one)."""
+        return []
 
     def text(self, text: str) -> list[ProviderEvent]:
         """Answer text, with ``<think>`` reasoning split out when the provider has think tags on."""
@@ -136,6 +151,12 @@ class WireReader:
             obj = obj[0]
         if isinstance(obj, dict) and obj.get("error"):
             raise self.with_partial(stream_error_from_frame(self.provider_name, obj))
+
+    def too_large(self, exc: EventTooLarge) -> ProviderError:
+        """A frame (or a whole body) past the size limit while it arrived; what came before it is kept."""
+        error = (answer_too_large(self.provider_name, exc.limit) if isinstance(exc, BodyTooLarge)
+                 else event_too_large(self.provider_name, exc.limit))
+        return self.with_partial(error)
 
     def error_frame(self, payload: Any) -> ProviderError:
         return self.with_partial(stream_error_from_frame(self.provider_name, payload))

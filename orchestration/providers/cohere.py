@@ -15,21 +15,15 @@ from typing import Any
 
 from orchestration.engine import ModelFinish, ModelRequest, NamedToolChoice, ProviderEvent, TokenUsage
 from orchestration.errors import StreamError
-from orchestration.messages import (
-    AssistantMessage,
-    ReasoningPart,
-    SystemMessage,
-    TextPart,
-    ToolResultMessage,
-    UserMessage,
-)
+from orchestration.messages import AssistantMessage, ReasoningPart, TextPart, ToolCallPart, unmapped
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
+from orchestration.providers.chat_messages import ChatDialect, chat_messages
 from orchestration.providers.config import ProviderConfig
-from orchestration.providers.openai_chat import user_to_wire  # Cohere v2 takes OpenAI's user content items
 from orchestration.reasoning_effort import ReasoningEffort
 
 CHAT_PATH = "v2/chat"
+WIRE_FORMAT = "Cohere v2 chat"  # named in an UnmappedPartError
 THINKING = "cohere"  # ReasoningPart.provider_format of thinking content
 TOOL_PLAN = "cohere-tool-plan"  # ReasoningPart.provider_format of a tool plan
 # token_budget per effort; minimal turns it off
@@ -46,43 +40,42 @@ def null_means_no_arguments(raw: str) -> str:
 
 # --- request -------------------------------------------------------------------------------------------
 
-def _assistant_to_wire(message: AssistantMessage) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": "assistant"}
-    plan = "".join(p.text for p in message.parts if isinstance(p, ReasoningPart) and p.provider_format == TOOL_PLAN)
-    if plan:
-        out["tool_plan"] = plan
+def _assistant_fields(message: AssistantMessage) -> dict[str, Any]:
+    """The tool plan, and content items (thinking and text, in order) unless the turn is only tool calls."""
+    out: dict[str, Any] = {}
+    plan = ""
     content: list[dict[str, Any]] = []
     for part in message.parts:
-        if isinstance(part, ReasoningPart) and part.provider_format == THINKING and part.text:
-            content.append({"type": "thinking", "thinking": part.text})
-        elif isinstance(part, TextPart) and part.text:
-            content.append({"type": "text", "text": part.text})
-    if message.tool_calls:
-        out["tool_calls"] = [{"id": c.id, "type": "function",
-                              "function": {"name": c.name, "arguments": null_means_no_arguments(c.arguments)
-                                           or "{}"}} for c in message.tool_calls]
+        match part:
+            case ReasoningPart() if part.provider_format == TOOL_PLAN:
+                plan += part.text
+            case ReasoningPart():
+                if part.provider_format == THINKING and part.text:
+                    content.append({"type": "thinking", "thinking": part.text})
+            case TextPart():
+                if part.text:
+                    content.append({"type": "text", "text": part.text})
+            case ToolCallPart():
+                pass  # the shared mapper writes the calls
+            case _:
+                unmapped(part, WIRE_FORMAT)
+    if plan:
+        out["tool_plan"] = plan
     if content or not message.tool_calls:
         out["content"] = content or ""
     return out
 
 
-def messages_to_wire(request: ModelRequest) -> list[dict[str, Any]]:
-    wire: list[dict[str, Any]] = []
-    for message in request.messages:
-        if isinstance(message, SystemMessage):
-            wire.append({"role": "system", "content": message.content})
-        elif isinstance(message, UserMessage):
-            wire.append(user_to_wire(message))
-        elif isinstance(message, AssistantMessage):
-            wire.append(_assistant_to_wire(message))
-        elif isinstance(message, ToolResultMessage):
-            wire.append({"role": "tool", "tool_call_id": message.call_id, "content": message.content})
-    return wire
+def _arguments(call: ToolCallPart) -> str:
+    return null_means_no_arguments(call.arguments) or "{}"
+
+
+DIALECT = ChatDialect(WIRE_FORMAT, _assistant_fields, arguments=_arguments)
 
 
 def build_payload(request: ModelRequest, config: ProviderConfig) -> dict[str, Any]:
     caps = config.capabilities.for_model(request.model)
-    payload: dict[str, Any] = {"model": request.model, "messages": messages_to_wire(request)}
+    payload: dict[str, Any] = {"model": request.model, "messages": chat_messages(request.messages, DIALECT)}
     tools = request.tools if caps.tools else []
     choice = request.tool_choice
     if isinstance(choice, NamedToolChoice):

@@ -5,7 +5,8 @@ and returns ``(event_name, text)`` frames as soon as they are complete. ``close`
 body completes. The adapter's reader parses the text; a decoder never interprets it.
 
 Every decoder holds at most ``MAX_EVENT_BYTES`` (16 MiB) of one frame: past that it raises ``EventTooLarge``
-while the frame is still arriving, so reading stops instead of buffering an endless line or body.
+while the frame is still arriving, so reading stops instead of buffering an endless line or body. For a whole
+body that is ``BodyTooLarge``, so the error can name an answer, not a stream event.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from orchestration.providers.sse import MAX_EVENT_BYTES, EventTooLarge, SSEDecod
 
 Frame = tuple[str, str]
 WHOLE = "whole"  # the event name of a frame that is the entire (non-streamed) body
+
+
+class BodyTooLarge(EventTooLarge):
+    """A whole (non-streamed) body passed the limit while it arrived."""
 
 
 class FrameDecoder(Protocol):
@@ -152,7 +157,7 @@ class WholeBody:
     def feed(self, chunk: bytes) -> list[Frame]:
         self._held += len(chunk)
         if self._held > self._limit:
-            raise EventTooLarge(self._limit)
+            raise BodyTooLarge(self._limit)
         self._chunks.append(chunk)
         return []
 

@@ -13,26 +13,29 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any, assert_never
+from typing import Any
 
 from orchestration.engine import ModelFinish, ModelRequest, NamedToolChoice, ProviderEvent, TokenUsage
 from orchestration.messages import (
     AssistantMessage,
-    ImagePart,
     Message,
+    ReasoningPart,
     SystemMessage,
     TextPart,
     ToolCallPart,
     ToolResultMessage,
     UserMessage,
-    user_content,
+    unmapped,
+    user_content_items,
 )
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.framing import FrameDecoder, JSONArrayFrames, SSEFrames, WholeBody
+from orchestration.providers.turns import merged_turns
 from orchestration.reasoning_effort import ReasoningEffort
 
+WIRE_FORMAT = "Gemini generateContent"  # named in an UnmappedPartError
 DATA_KEY = "gemini"  # AssistantMessage.provider_data key for signatures that came on text parts
 SIGNATURE = "thought_signature"  # ToolCallPart.opaque key of a function call's thought signature
 SIGNATURE_WIRE = "thoughtSignature"  # the wire name of a part's signature
@@ -119,55 +122,44 @@ def _model_parts(message: AssistantMessage) -> list[dict[str, Any]]:
     text_signature = (message.provider_data.get(DATA_KEY) or {}).get("text_signature")
     parts: list[dict[str, Any]] = []
     for part in message.parts:
-        if isinstance(part, TextPart) and part.text:
-            wire: dict[str, Any] = {"text": part.text}
-            if text_signature:
-                wire[SIGNATURE_WIRE], text_signature = text_signature, None
-            parts.append(wire)
-        elif isinstance(part, ToolCallPart):
-            parts.append(_call_part(part))
+        match part:
+            case TextPart():
+                if part.text:
+                    wire: dict[str, Any] = {"text": part.text}
+                    if text_signature:
+                        wire[SIGNATURE_WIRE], text_signature = text_signature, None
+                    parts.append(wire)
+            case ReasoningPart():
+                pass  # thoughts are not sent back
+            case ToolCallPart():
+                parts.append(_call_part(part))
+            case _:
+                unmapped(part, WIRE_FORMAT)
     return parts
 
 
 def user_parts(message: UserMessage) -> list[dict[str, Any]]:
     """``text`` parts and ``inlineData`` parts (mime type and base64 data), attachments first."""
-    parts: list[dict[str, Any]] = []
-    for piece in user_content(message):
-        if isinstance(piece, TextPart):
-            parts.append({"text": piece.text})
-        elif isinstance(piece, ImagePart):
-            parts.append({"inlineData": {"mimeType": piece.media_type, "data": piece.base64()}})
-        else:
-            assert_never(piece)
-    return parts
+    return user_content_items(message, text=lambda text: {"text": text},
+                              image=lambda image: {"inlineData": {"mimeType": image.media_type,
+                                                                  "data": image.base64()}},
+                              wire_format=WIRE_FORMAT)
 
 
 def contents_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
     """Gemini turns: ``user`` and ``model``; tool results are ``functionResponse`` parts of one user turn."""
     calls = {c.id: c for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
-    contents: list[dict[str, Any]] = []
 
-    def add(role: str, parts: list[dict[str, Any]]) -> None:
-        if contents and contents[-1]["role"] == role:
-            contents[-1]["parts"].extend(parts)
-        else:
-            contents.append({"role": role, "parts": parts})
+    def tool_result(message: ToolResultMessage) -> list[dict[str, Any]]:
+        key = "result" if message.status == "ok" else "error"
+        response: dict[str, Any] = {"name": message.name, "response": {key: message.content}}
+        call = calls.get(message.call_id)
+        if call is not None and call.opaque.get(GEMINI_ID):
+            response["id"] = call.opaque[GEMINI_ID]
+        return [{"functionResponse": response}]
 
-    for message in messages:
-        if isinstance(message, UserMessage):
-            add("user", user_parts(message))
-        elif isinstance(message, AssistantMessage):
-            parts = _model_parts(message)
-            if parts:
-                add("model", parts)
-        elif isinstance(message, ToolResultMessage):
-            key = "result" if message.status == "ok" else "error"
-            response: dict[str, Any] = {"name": message.name, "response": {key: message.content}}
-            call = calls.get(message.call_id)
-            if call is not None and call.opaque.get(GEMINI_ID):
-                response["id"] = call.opaque[GEMINI_ID]
-            add("user", [{"functionResponse": response}])
-    return contents
+    return merged_turns(messages, wire_format=WIRE_FORMAT, items_key="parts", assistant_role="model",
+                        user=user_parts, assistant=_model_parts, tool_result=tool_result)
 
 
 def _tool_config(choice: Any) -> dict[str, Any]:

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
-
-import httpx
 
 from orchestration.errors import MalformedResponseError
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.transport import Sleep, Transport
 from orchestration.providers.wire_formats import format_of
+
+if TYPE_CHECKING:  # httpx is imported when a client is first made (providers/transport.py)
+    import httpx
 
 MAX_MODEL_PAGES = 20  # pages fetched at most from a paged model list
 PAGE_SIZE = 1000  # models asked for per page where the API takes a size

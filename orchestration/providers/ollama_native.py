@@ -12,25 +12,26 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any, assert_never
+from typing import Any
 
 from orchestration.engine import ModelFinish, ModelRequest, ProviderEvent, TokenUsage
 from orchestration.messages import (
     AssistantMessage,
     ImagePart,
-    SystemMessage,
     TextPart,
     ToolCallPart,
-    ToolResultMessage,
     UserMessage,
+    unmapped,
     user_content,
 )
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
+from orchestration.providers.chat_messages import ChatDialect, assistant_parts, chat_messages
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.framing import FrameDecoder, NDJSONFrames
 
 CHAT_PATH = "api/chat"
+WIRE_FORMAT = "Ollama chat"  # named in an UnmappedPartError
 LEVELLED_THINK_MODELS = ("gpt-oss",)  # models whose ``think`` takes "low" | "medium" | "high" instead of a bool
 USAGE_FIELDS = ("prompt_eval_count", "eval_count", "total_duration", "load_duration", "prompt_eval_duration",
                 "eval_duration")
@@ -48,42 +49,36 @@ def _arguments_object(call: ToolCallPart) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def user_to_wire(message: UserMessage) -> dict[str, Any]:
+def _user(message: UserMessage) -> dict[str, Any]:
     """Ollama's user message has one text and a list of base64 ``images``: text pieces (documents, then the
     prompt) are joined by blank lines, images go in order to ``images``."""
     texts: list[str] = []
     images: list[str] = []
     for piece in user_content(message):
-        if isinstance(piece, TextPart):
-            texts.append(piece.text)
-        elif isinstance(piece, ImagePart):
-            images.append(piece.base64())
-        else:
-            assert_never(piece)
+        match piece:
+            case TextPart():
+                texts.append(piece.text)
+            case ImagePart():
+                images.append(piece.base64())
+            case _:
+                unmapped(piece, WIRE_FORMAT)
     out: dict[str, Any] = {"role": "user", "content": "\n\n".join(texts)}
     if images:
         out["images"] = images
     return out
 
 
-def messages_to_wire(request: ModelRequest) -> list[dict[str, Any]]:
-    wire: list[dict[str, Any]] = []
-    for message in request.messages:
-        if isinstance(message, SystemMessage):
-            wire.append({"role": "system", "content": message.content})
-        elif isinstance(message, UserMessage):
-            wire.append(user_to_wire(message))
-        elif isinstance(message, AssistantMessage):
-            out: dict[str, Any] = {"role": "assistant", "content": message.text}
-            if message.reasoning:
-                out["thinking"] = message.reasoning
-            if message.tool_calls:
-                out["tool_calls"] = [{"function": {"name": c.name, "arguments": _arguments_object(c)}}
-                                     for c in message.tool_calls]
-            wire.append(out)
-        elif isinstance(message, ToolResultMessage):
-            wire.append({"role": "tool", "content": message.content, "tool_name": message.name})
-    return wire
+def _assistant_fields(message: AssistantMessage) -> dict[str, Any]:
+    parts = assistant_parts(message, WIRE_FORMAT)
+    out: dict[str, Any] = {"content": parts.joined_text}
+    if parts.joined_reasoning:
+        out["thinking"] = parts.joined_reasoning
+    return out
+
+
+# Ollama's calls carry no id (a result names its tool) and take their arguments as an object
+DIALECT = ChatDialect(WIRE_FORMAT, _assistant_fields, user=_user, arguments=_arguments_object, call_ids=False,
+                      result_key="tool_name")
 
 
 def _think_value(request: ModelRequest) -> bool | str:
@@ -97,7 +92,7 @@ def _think_value(request: ModelRequest) -> bool | str:
 
 def build_payload(request: ModelRequest, config: ProviderConfig) -> dict[str, Any]:
     caps = config.capabilities.for_model(request.model)
-    payload: dict[str, Any] = {"model": request.model, "messages": messages_to_wire(request),
+    payload: dict[str, Any] = {"model": request.model, "messages": chat_messages(request.messages, DIALECT),
                                "stream": bool(request.stream and caps.streaming)}
     # Ollama has no tool_choice: "none" is honoured by not sending the tools; a forced choice cannot be.
     if request.tools and caps.tools and request.tool_choice != "none":

@@ -4,20 +4,18 @@ Reads text, reasoning in each dialect (``reasoning_content``; ``reasoning``; Ope
 ``reasoning_details``; Mistral's ``thinking`` content arrays), tool-call deltas, usage, finish reasons and
 mid-stream error frames, and turns them into provider events through the shared accumulator. Local servers
 that leave ``<think>`` tags in the text (``Capabilities.think_tags``) have them split out as reasoning.
-Anything that goes wrong mid-answer is raised as a ``ProviderError`` carrying the partial message.
+The read loop, framing, end check and error wording are ``providers/base.py``'s, as for every other format;
+anything that goes wrong mid-answer is raised as a ``ProviderError`` carrying the partial message.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any, assert_never
+from typing import Any
 
-import httpx
-
-from orchestration.accumulate import ResponseAccumulator
-from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.engine import (
     ModelFinish,
     ModelRequest,
@@ -26,31 +24,15 @@ from orchestration.engine import (
     ResponseComplete,
     TokenUsage,
 )
-from orchestration.errors import (
-    MalformedResponseError,
-    ProviderError,
-    StreamError,
-    empty_response,
-    event_too_large,
-    stream_error_from_frame,
-)
-from orchestration.messages import (
-    AssistantMessage,
-    ImagePart,
-    ReasoningPart,
-    SystemMessage,
-    TextPart,
-    ToolResultMessage,
-    UserMessage,
-    user_content,
-)
+from orchestration.errors import empty_response
+from orchestration.messages import AssistantMessage, ReasoningPart, TextPart
 from orchestration.providers import wire_values
-from orchestration.providers.base import UNFRAMED_BODY_KEPT, HTTPChatAdapter
-from orchestration.providers.config import ProviderConfig
-from orchestration.providers.sse import EventTooLarge, SSEDecoder
-from orchestration.redaction import cut_redacted
-from orchestration.think_tags import InlineReasoning
+from orchestration.providers.base import HTTPChatAdapter, WireReader
+from orchestration.providers.chat_messages import ChatDialect, assistant_parts, chat_messages
+from orchestration.providers.config import Capabilities, ProviderConfig
+from orchestration.providers.framing import FrameDecoder, WholeBody
 
+WIRE_FORMAT = "OpenAI Chat Completions"  # named in an UnmappedPartError
 _FINISH: dict[str, ModelFinish] = {
     "stop": "stop",
     "end_turn": "stop",
@@ -93,57 +75,26 @@ def _detail_text(record: dict[str, Any]) -> str:
 
 # --- request -------------------------------------------------------------------------------------------
 
-def _assistant_to_wire(message: AssistantMessage, config: ProviderConfig) -> dict[str, Any]:
-    calls = message.tool_calls
+def _assistant_fields(message: AssistantMessage, caps: Capabilities) -> dict[str, Any]:
+    parts = assistant_parts(message, WIRE_FORMAT)
     # content may be null only beside tool calls, and some servers refuse even that (null_assistant_content)
-    null = bool(calls) and config.capabilities.null_assistant_content
-    out: dict[str, Any] = {"role": "assistant", "content": message.text or (None if null else "")}
-    if calls:
-        out["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments or "{}"}}
-            for c in calls
-        ]
-    reasoning_parts = [p for p in message.parts if isinstance(p, ReasoningPart)]
-    details = [d for p in reasoning_parts for d in p.details]
+    null = bool(parts.calls) and caps.null_assistant_content
+    out: dict[str, Any] = {"content": parts.joined_text or (None if null else "")}
+    details = [d for p in parts.reasoning for d in p.details]
     if details:
         out["reasoning_details"] = details
-    if config.capabilities.echo_reasoning_content and message.reasoning:
-        out["reasoning_content"] = message.reasoning
+    if caps.echo_reasoning_content and parts.joined_reasoning:
+        out["reasoning_content"] = parts.joined_reasoning
     return out
 
 
-def user_to_wire(message: UserMessage) -> dict[str, Any]:
-    """Plain text stays a string; with attachments, content parts: ``text`` and ``image_url`` with a data URL."""
-    if not message.attachments:
-        return {"role": "user", "content": message.content}
-    content: list[dict[str, Any]] = []
-    for piece in user_content(message):
-        if isinstance(piece, TextPart):
-            content.append({"type": "text", "text": piece.text})
-        elif isinstance(piece, ImagePart):
-            content.append({"type": "image_url", "image_url": {"url": piece.data_url()}})
-        else:
-            assert_never(piece)
-    return {"role": "user", "content": content}
-
-
-def messages_to_wire(request: ModelRequest, config: ProviderConfig) -> list[dict[str, Any]]:
-    wire: list[dict[str, Any]] = []
-    for message in request.messages:
-        if isinstance(message, SystemMessage):
-            wire.append({"role": "system", "content": message.content})
-        elif isinstance(message, UserMessage):
-            wire.append(user_to_wire(message))
-        elif isinstance(message, AssistantMessage):
-            wire.append(_assistant_to_wire(message, config))
-        elif isinstance(message, ToolResultMessage):
-            wire.append({"role": "tool", "tool_call_id": message.call_id, "content": message.content})
-    return wire
+def dialect(config: ProviderConfig) -> ChatDialect:
+    return ChatDialect(WIRE_FORMAT, functools.partial(_assistant_fields, caps=config.capabilities))
 
 
 def build_payload(request: ModelRequest, config: ProviderConfig) -> dict[str, Any]:
     caps = config.capabilities
-    payload: dict[str, Any] = {"model": request.model, "messages": messages_to_wire(request, config)}
+    payload: dict[str, Any] = {"model": request.model, "messages": chat_messages(request.messages, dialect(config))}
     if request.tools and caps.tools:
         payload["tools"] = [
             {"type": "function",
@@ -179,26 +130,24 @@ def build_payload(request: ModelRequest, config: ProviderConfig) -> dict[str, An
 
 # --- response --------------------------------------------------------------------------------------------
 
-class ChunkReader:
-    """Feeds OpenAI-style chunks (streamed deltas or one whole message) into an accumulator."""
+class ChatChunkReader(WireReader):
+    """Feeds OpenAI-style chunks (streamed deltas or one whole message) into the shared accumulator. The answer
+    is complete at a ``[DONE]`` line or a finish reason (some servers send one without the other)."""
+
+    end_marker = "[DONE] line or finish reason"
 
     def __init__(self, provider_name: str, *, think_tags: bool = False) -> None:
-        self.provider_name = provider_name
-        self.acc = ResponseAccumulator()
-        self.finish_reason: str | None = None
-        self.native_finish_reason: str | None = None
-        self.saw_done = False
-        self.chunks = 0  # JSON chunks read; none at all is an empty response
-        self.head = bytearray()  # the start of a body that gave no chunks, to say what it was
-        self.secrets: list[str] = []
-        self._inline = InlineReasoning(self.acc, enabled=think_tags)
+        super().__init__(provider_name, think_tags=think_tags)
+        self.wire_finish: str | None = None  # the finish reason as sent
+        self.wire_native_finish: str | None = None  # OpenRouter's upstream finish reason
 
-    def chunk(self, obj: Any) -> list[ProviderEvent]:
+    def frame(self, event: str, obj: Any) -> list[ProviderEvent]:
+        if event == "error":
+            raise self.error_frame(obj)
         if not isinstance(obj, dict):
             raise self.malformed(f"expected a JSON object, got {type(obj).__name__}")
-        self.chunks += 1
         if obj.get("error"):
-            raise self._with_partial(stream_error_from_frame(self.provider_name, obj))
+            raise self.error_frame(obj)
         events = self.acc.meta(obj.get("id"), obj.get("model"))
         usage = obj.get("usage")
         if not isinstance(usage, dict) or not usage:
@@ -215,10 +164,21 @@ class ChunkReader:
                 delta = choice.get("message")
             events += self._delta(delta if isinstance(delta, dict) else {})
             if wire_values.text(choice, "finish_reason"):
-                self.finish_reason = wire_values.text(choice, "finish_reason")
+                self.wire_finish = wire_values.text(choice, "finish_reason")
+                self.ended = True
             if wire_values.text(choice, "native_finish_reason"):
-                self.native_finish_reason = wire_values.text(choice, "native_finish_reason")
+                self.wire_native_finish = wire_values.text(choice, "native_finish_reason")
         return events
+
+    def whole(self, obj: Any) -> list[ProviderEvent]:
+        """A whole answer (not streamed, or a server that ignored ``"stream": true``): complete as it is."""
+        events = self.frame("message", obj)
+        self.ended = True
+        return events
+
+    def done_line(self) -> list[ProviderEvent]:
+        self.ended = True
+        return []
 
     def _delta(self, delta: dict[str, Any]) -> list[ProviderEvent]:
         events: list[ProviderEvent] = []
@@ -236,12 +196,12 @@ class ChunkReader:
                     events += acc.reasoning(_detail_text(record))
         content = delta.get("content")
         if isinstance(content, str):
-            events += self._text(content)
+            events += self.text(content)
         elif isinstance(content, list):
             for item in content:
                 events += self._content_item(item)
         if isinstance(delta.get("refusal"), str) and delta["refusal"]:
-            events += self._text(delta["refusal"])
+            events += self.text(delta["refusal"])
         calls = delta.get("tool_calls")
         for call in calls if isinstance(calls, list) else []:
             if not isinstance(call, dict):
@@ -257,12 +217,12 @@ class ChunkReader:
 
     def _content_item(self, item: Any) -> list[ProviderEvent]:
         if isinstance(item, str):
-            return self._text(item)
+            return self.text(item)
         if not isinstance(item, dict):
             return []
         kind = item.get("type")
         if kind == "text":
-            return self._text(item.get("text") or "")
+            return self.text(item.get("text") or "")
         if kind == "thinking":
             events: list[ProviderEvent] = []
             thinking = item.get("thinking")
@@ -275,132 +235,35 @@ class ChunkReader:
             return events
         return []
 
-    def _text(self, text: str) -> list[ProviderEvent]:
-        return self._inline.text(text)
-
     def finish(self) -> list[ProviderEvent]:
-        events = self._inline.flush()
-        events += self.acc.finish(map_finish(self.finish_reason), self.native_finish_reason or self.finish_reason)
+        self.finish_reason = map_finish(self.wire_finish)
+        self.native_finish_reason = self.wire_native_finish or self.wire_finish
+        events = super().finish()
         complete = events[-1]
         if (isinstance(complete, ResponseComplete) and complete.finish_reason in ("stop", "unknown")
                 and not any(p.text if isinstance(p, TextPart | ReasoningPart) else True
                             for p in complete.message.parts)):
             # chunks came, but not one word, thought or call in them: as empty as an empty body
-            raise empty_response(self.provider_name, f"{self.chunks} chunk(s) without text, reasoning or a tool "
+            raise empty_response(self.provider_name, f"{self.frames} chunk(s) without text, reasoning or a tool "
                                                      "call")
         return events
 
-    def malformed(self, what: str) -> ProviderError:
-        return self._with_partial(MalformedResponseError(
-            f"{self.provider_name} sent a malformed stream: {what}.", provider=self.provider_name))
-
-    def attach_partial(self, error: ProviderError) -> None:
-        """Keep what has arrived so far on ``error`` (the loop shows it as a partial answer)."""
-        self._inline.flush()
-        error.partial = self.acc.snapshot()
-
-    def _with_partial(self, error: ProviderError) -> ProviderError:
-        self.attach_partial(error)
-        return error
-
-    def sse_event(self, event_name: str, data: str) -> list[ProviderEvent]:
-        """One SSE event: a chunk, an error frame, or the ``[DONE]`` marker."""
-        if data.strip() == "[DONE]":
-            self.saw_done = True
-            return []
-        if not data.strip():
-            return []
-        try:
-            obj = loads_bounded(data, what=f"a stream event from {self.provider_name}")
-        except JSONLimitError as exc:
-            raise self.malformed(str(exc).rstrip(".")) from None
-        except ValueError:
-            raise self.malformed(f"a data line is not JSON ({data[:120]!r})") from None
-        if event_name == "error":
-            raise self._with_partial(stream_error_from_frame(self.provider_name, obj))
-        return self.chunk(obj)
-
-    def too_large(self, limit: int) -> ProviderError:
-        return self._with_partial(event_too_large(self.provider_name, limit))
-
-    def keep_head(self, chunk: bytes) -> None:
-        if not self.chunks and len(self.head) < UNFRAMED_BODY_KEPT:
-            self.head += chunk[:UNFRAMED_BODY_KEPT - len(self.head)]
-
-    def end(self) -> list[ProviderEvent]:
-        """The body is over: the closing events, or an error when it stopped before the answer was done or
-        held no chunk at all."""
-        if not self.chunks:
-            raise self._with_partial(empty_response(
-                self.provider_name, cut_redacted(self.head.decode("utf-8", "replace"), UNFRAMED_BODY_KEPT,
-                                                 self.secrets).text))
-        if not self.saw_done and self.finish_reason is None:
-            raise self.ended_without_marker()
-        return self.finish()
-
-    def ended_without_marker(self) -> ProviderError:
-        return self._with_partial(StreamError(
-            f"The stream from {self.provider_name} ended before the answer was complete.",
-            provider=self.provider_name))
-
 
 class OpenAIChatAdapter(HTTPChatAdapter):
-    """Chat Completions over one provider's transport (transport, capabilities and closing from the base)."""
+    """Chat Completions over one provider's transport; the read loop, framing and end check are the base's."""
 
     async def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         payload = build_payload(request, self.config)
-        reader = ChunkReader(self.provider_name, think_tags=self.config.capabilities.think_tags)
-        reader.secrets = self.transport.secrets()
-        if not request.stream or not self.config.capabilities.streaming:
+        reader = ChatChunkReader(self.provider_name, think_tags=self.capabilities.think_tags)
+        framing = None
+        if not request.stream or not self.capabilities.streaming:
             payload.pop("stream", None)
             payload.pop("stream_options", None)
-            obj = await self.transport.request_json("POST", "chat/completions", payload)
-            for event in reader.chunk(obj) + reader.finish():
+            framing = _whole_body  # one JSON answer, whatever content type the server gives it
+        async with aclosing(self.read("chat/completions", payload, reader, framing=framing)) as events:
+            async for event in events:
                 yield event
-            return
-        async with self.transport.stream("POST", "chat/completions", payload) as response:
-            content_type = response.headers.get("content-type", "")
-            try:
-                if "json" in content_type and "event-stream" not in content_type:
-                    # Some servers ignore "stream": true (or answer an error with 200); read the whole body.
-                    body = await self.transport.read_capped(response)
-                    if not body.strip():
-                        raise empty_response(self.provider_name, "")
-                    try:
-                        obj = loads_bounded(body, what=f"the answer from {self.provider_name}")
-                    except JSONLimitError as exc:
-                        raise reader.malformed(str(exc).rstrip(".")) from None
-                    except ValueError:
-                        raise reader.malformed("the body is neither SSE nor JSON") from None
-                    for event in reader.chunk(obj):
-                        yield event
-                    reader.saw_done = True
-                else:
-                    async with aclosing(self._read_sse(response, reader)) as events:
-                        async for event in events:
-                            yield event
-            except ProviderError as error:
-                if error.partial is None:  # a broken or idle connection: keep what arrived
-                    reader.attach_partial(error)
-                raise
-        for event in reader.end():
-            yield event
 
-    async def _read_sse(self, response: httpx.Response, reader: ChunkReader) -> AsyncGenerator[ProviderEvent, None]:
-        decoder = SSEDecoder()
-        async for chunk in self.transport.iter_bytes(response):
-            reader.keep_head(chunk)
-            try:
-                events = decoder.feed(chunk)
-            except EventTooLarge as exc:
-                raise reader.too_large(exc.limit) from None
-            for sse in events:
-                for event in reader.sse_event(sse.event, sse.data):
-                    yield event
-        try:
-            last = decoder.close()
-        except EventTooLarge as exc:
-            raise reader.too_large(exc.limit) from None
-        for sse in last:
-            for event in reader.sse_event(sse.event, sse.data):
-                yield event
+
+def _whole_body(content_type: str) -> FrameDecoder:
+    return WholeBody()

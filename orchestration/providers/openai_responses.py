@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any, assert_never
+from typing import Any
 
 from orchestration.engine import ModelFinish, ModelRequest, NamedToolChoice, ProviderEvent, TokenUsage
 from orchestration.errors import ProviderError
 from orchestration.messages import (
     AssistantMessage,
-    ImagePart,
     Message,
     ReasoningPart,
     SystemMessage,
@@ -28,13 +27,15 @@ from orchestration.messages import (
     ToolCallPart,
     ToolResultMessage,
     UserMessage,
-    user_content,
+    unmapped,
+    user_content_items,
 )
 from orchestration.providers import wire_values
 from orchestration.providers.base import HTTPChatAdapter, WireReader
 from orchestration.providers.config import ProviderConfig
 
 PATH = "responses"
+WIRE_FORMAT = "OpenAI Responses"  # named in an UnmappedPartError
 FORMAT = "openai-responses"  # ReasoningPart.provider_format / AssistantMessage.provider_data key
 ITEM_ID = "item_id"  # ToolCallPart.opaque key of the function_call item's own id
 SUMMARY_SEPARATOR = "\n\n"  # shown between the summary parts of one reasoning item
@@ -75,39 +76,50 @@ def user_item(message: UserMessage) -> dict[str, Any]:
     """Plain text stays a string; with attachments, ``input_text`` and ``input_image`` (a data URL) parts."""
     if not message.attachments:
         return {"role": "user", "content": message.content}
-    content: list[dict[str, Any]] = []
-    for piece in user_content(message):
-        if isinstance(piece, TextPart):
-            content.append({"type": "input_text", "text": piece.text})
-        elif isinstance(piece, ImagePart):
-            content.append({"type": "input_image", "image_url": piece.data_url()})
-        else:
-            assert_never(piece)
+    content = user_content_items(message, text=lambda text: {"type": "input_text", "text": text},
+                                 image=lambda image: {"type": "input_image", "image_url": image.data_url()},
+                                 wire_format=WIRE_FORMAT)
     return {"role": "user", "content": content}
 
 
 def input_items(messages: list[Message]) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for message in messages:
-        if isinstance(message, UserMessage):
-            items.append(user_item(message))
-        elif isinstance(message, AssistantMessage):
-            stored = bool((message.provider_data.get(FORMAT) or {}).get("store"))
-            for part in message.parts:
-                if isinstance(part, ReasoningPart):
-                    item = _reasoning_item(part, stored)
-                    if item is not None:
-                        items.append(item)
-                elif isinstance(part, TextPart) and part.text:
+        match message:
+            case SystemMessage():
+                pass  # sent as the request's ``instructions``
+            case UserMessage():
+                items.append(user_item(message))
+            case AssistantMessage():
+                items += _assistant_items(message)
+            case ToolResultMessage():
+                items.append({"type": "function_call_output", "call_id": message.call_id,
+                              "output": message.content})
+            case _:
+                unmapped(message, WIRE_FORMAT)
+    return items
+
+
+def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    stored = bool((message.provider_data.get(FORMAT) or {}).get("store"))
+    for part in message.parts:
+        match part:
+            case ReasoningPart():
+                item = _reasoning_item(part, stored)
+                if item is not None:
+                    items.append(item)
+            case TextPart():
+                if part.text:
                     items.append({"role": "assistant", "content": part.text})
-                elif isinstance(part, ToolCallPart):
-                    call: dict[str, Any] = {"type": "function_call", "call_id": part.id, "name": part.name,
-                                            "arguments": part.arguments or "{}"}
-                    if part.opaque.get(ITEM_ID):
-                        call["id"] = part.opaque[ITEM_ID]
-                    items.append(call)
-        elif isinstance(message, ToolResultMessage):
-            items.append({"type": "function_call_output", "call_id": message.call_id, "output": message.content})
+            case ToolCallPart():
+                call: dict[str, Any] = {"type": "function_call", "call_id": part.id, "name": part.name,
+                                        "arguments": part.arguments or "{}"}
+                if part.opaque.get(ITEM_ID):
+                    call["id"] = part.opaque[ITEM_ID]
+                items.append(call)
+            case _:
+                unmapped(part, WIRE_FORMAT)
     return items
 
 

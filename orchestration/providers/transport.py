@@ -14,26 +14,30 @@ import json
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from orchestration.bounded_json import JSONLimitError, loads_bounded
 from orchestration.errors import (
     ConnectionFailedError,
-    MalformedResponseError,
     ProviderError,
     RequestTimeoutError,
-    ResponseTooLargeError,
     StreamIdleError,
+    answer_not_json,
+    answer_past_limit,
+    answer_too_large,
     empty_response,
     error_from_response,
 )
+from orchestration.lean_imports import import_httpx
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.sse import MAX_EVENT_BYTES
+from orchestration.providers.tls import tls_verify
 from orchestration.redaction import cut_redacted
 from orchestration.unicode_text import replace_lone_surrogates
 from orchestration.wire_capture import current_capture
+
+if TYPE_CHECKING:
+    import httpx
 
 Sleep = Callable[[float], Awaitable[None]]
 MAX_ERROR_BODY = 64_000  # characters of an error body kept for messages and traces
@@ -84,12 +88,16 @@ class Transport:
 
     def __init__(self, config: ProviderConfig, client: httpx.AsyncClient | None = None,
                  sleep: Sleep = asyncio.sleep) -> None:
+        import_httpx()  # on the first client, not with the adapters: a window that sends nothing never loads it
+        import httpx
+
         self.config = config
         self._own_client = client is None
         self._client = client or httpx.AsyncClient(
             timeout=httpx.Timeout(connect=config.connect_timeout, read=config.idle_timeout, write=30.0,
                                   pool=10.0),
             follow_redirects=False,
+            verify=tls_verify(config.base_url),
         )
         self._sleep = sleep
 
@@ -118,6 +126,8 @@ class Transport:
     async def stream(self, method: str, path: str, payload: dict[str, Any] | None = None,
                      headers: dict[str, str] | None = None) -> AsyncIterator[httpx.Response]:
         """An open 2xx response whose body has not been read yet; retried while that is still true."""
+        import httpx  # loaded by __init__
+
         attempt = 0
         capture = current_capture()
         while True:
@@ -174,6 +184,8 @@ class Transport:
 
     async def iter_bytes(self, response: httpx.Response) -> AsyncIterator[bytes]:
         """The body, with network failures and idle timeouts converted."""
+        import httpx  # loaded by __init__
+
         capture = current_capture()
         try:
             async for chunk in response.aiter_bytes():
@@ -196,9 +208,7 @@ class Transport:
         async for chunk in self.iter_bytes(response):
             size += len(chunk)
             if size > limit:
-                raise ResponseTooLargeError(
-                    f"{self.name} sent an answer larger than {limit // (1024 * 1024)} MiB, the limit for one "
-                    "answer body; reading stopped.", provider=self.name)
+                raise answer_too_large(self.name, limit)
             chunks.append(chunk)
         return b"".join(chunks)
 
@@ -208,14 +218,16 @@ class Transport:
         text = body.decode("utf-8", "replace")
         if not text.strip():
             raise empty_response(self.name, text)
-        try:
-            return loads_bounded(text, what=f"the answer from {self.name}")
-        except JSONLimitError as exc:
-            raise MalformedResponseError(f"{self.name} sent a malformed answer: {exc}", provider=self.name,
-                                         body=cut_redacted(text, MAX_ERROR_BODY, self.secrets()).text) from None
-        except ValueError as exc:
-            secrets = self.secrets()
-            raise MalformedResponseError(
-                f"{self.name} answered with something that is not JSON: "
-                f"{cut_redacted(text, QUOTED_BODY_CHARS, secrets).text!r}", provider=self.name,
-                body=cut_redacted(text, MAX_ERROR_BODY, secrets).text) from exc
+        return read_answer(self.name, text, self.secrets())
+
+
+def read_answer(provider: str, text: str, secrets: list[str]) -> Any:
+    """A whole answer's JSON; one that is not JSON, or past a limit, is a ``MalformedResponseError`` that quotes
+    its start and keeps its (redacted) body."""
+    try:
+        return loads_bounded(text, what=f"the answer from {provider}")
+    except JSONLimitError as exc:
+        raise answer_past_limit(provider, exc, cut_redacted(text, MAX_ERROR_BODY, secrets).text) from None
+    except ValueError as exc:
+        raise answer_not_json(provider, cut_redacted(text, QUOTED_BODY_CHARS, secrets).text,
+                              cut_redacted(text, MAX_ERROR_BODY, secrets).text) from exc

@@ -8,8 +8,23 @@ What each start may not import, and why it is heavy or not needed yet:
   or syntax lexers (pygments), which are built after the first paint.
 - the window once ready with no MCP server configured, and ``parley tools list``: no MCP SDK, page extraction,
   search backend or numpy (those load when a server starts, a page is fetched or a search runs), and not
-  httpx's command-line extras (rich; click too where no database is opened, sqlite-utils needs it), which
-  Parley never uses (app/lean_imports.py).
+  httpx's command-line extras (rich; click too where no database is opened), which Parley never uses
+  (app/lean_imports.py).
+- the window once ready and after whatever it started in the background has finished ("idle"): not the keyring
+  (finding its backend loads D-Bus and cryptography; it is looked for when a key is first needed) and not the
+  price table (genai-prices with its own HTTP client; it loads when the first priced run is sent), not the file
+  tools' regex engine (regex: the tools load when a tool list is built) and not json-repair (loaded the first time
+  a model's tool arguments are not JSON). Nor sqlite-utils with click, pluggy and python-dateutil: the history is
+  read and written over the sqlite3 module (app/storage/connection.py). Nor httpx: it loads with the first
+  provider client, page fetch or search (orchestration/providers/transport.py, tools/web), and local-server
+  discovery probes loopback without it.
+- ``parley tools list`` also opens no connection and reads no key, so it loads no HTTP client (httpx), keyring,
+  database, event models (orchestration.events, .messages, .engine), regex engine (``regex``, for
+  search_files' first search) or asyncio (no MCP server to wait for); reading the settings loads none of the
+  tools (tools.files.*) or event models.
+- ``parley chat`` to a provider on loopback: no MCP SDK, extraction, search backend or numpy, neither the MCP
+  manager nor the built-in engine's adapter (no MCP server is configured, the provider is not the built-in one),
+  and not json_repair (loaded when a model first sends broken tool arguments) or regex.
 """
 
 from __future__ import annotations
@@ -22,10 +37,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.loopback import LoopbackServer, Response
+
 REPO = Path(__file__).resolve().parents[2]
 
 EXTRACTION = ("lxml", "readability", "markdownify")
 ON_DEMAND = ("mcp", *EXTRACTION, "ddgs", "numpy", "pandas", "rich")
+NOT_USED = ("sqlite_utils", "click", "pluggy", "dateutil")
+FIRST_USE = (*NOT_USED, "httpx", "httpcore", "anyio", "keyring", "secretstorage", "jeepney", "cryptography",
+             "genai_prices", "httpx2", "regex", "json_repair")
 FIRST_FRAME = (*ON_DEMAND, "sqlite_utils", "keyring", "httpx", "pydantic", "pygments")
 VERSION = (*FIRST_FRAME, "PySide6", "qasync")
 
@@ -43,9 +63,14 @@ HIDDEN_PANES = ("widgets.approval_panel", "widgets.inspector", "widgets.search_r
 FIRST_ANSWER = ("widgets.markdown_parser", "widgets.math_render", "pyromark")
 
 REPORT = "import json, sys; print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))"
+REPORT_MODULES = "import json, sys; print(json.dumps(sorted(sys.modules)))"
+TOOLS_LIST = (*ON_DEMAND, "click", "httpx", "keyring", "sqlite_utils", "regex", "asyncio")
+EVENT_MODELS = ("orchestration.events", "orchestration.messages", "orchestration.engine")
+FILE_TOOLS = ("tools.files.read_file", "tools.files.edit_file", "tools.files.search_files", "regex")
+CHAT_NOT_NEEDED = ("tools.mcp.manager", "app.engine.adapter", "json_repair", "regex")
 
 WINDOW = r"""
-import json, sys
+import json, sys, threading
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
@@ -57,6 +82,12 @@ seen = {}
 def ready():
     attach_session(window, discover=False)
     seen["ready"] = sorted(sys.modules)
+    QTimer.singleShot(0, idle)
+def idle():
+    for thread in threading.enumerate():  # what the start left running in the background finishes first
+        if thread is not threading.current_thread():
+            thread.join(10)
+    seen["idle"] = sorted(sys.modules)
     app.quit()
 def painted():
     seen["painted"] = sorted(sys.modules)
@@ -101,9 +132,9 @@ def _run(code: str, tmp_path: Path, *args: str, env_extra: dict[str, str] | None
     return done.stdout.strip().splitlines()[-1]
 
 
-def _cli_modules(tmp_path: Path, *argv: str) -> set[str]:
+def _cli_modules(tmp_path: Path, *argv: str, report: str = REPORT) -> set[str]:
     code = ("import contextlib, io, sys\nfrom app.cli.entry import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n    main(sys.argv[1:])\n" + REPORT)
+            "with contextlib.redirect_stdout(io.StringIO()):\n    main(sys.argv[1:])\n" + report)
     return set(json.loads(_run(code, tmp_path, *argv)))
 
 
@@ -119,6 +150,30 @@ def test_tools_list_without_mcp_servers_loads_no_mcp_sdk_extraction_or_search_ba
     assert _loaded(_cli_modules(tmp_path, "tools", "list"), (*ON_DEMAND, "click")) == []
 
 
+def test_tools_list_loads_no_http_client_keyring_database_or_event_models(tmp_path):
+    modules = _cli_modules(tmp_path, "tools", "list", report=REPORT_MODULES)
+    assert _loaded({m.split(".")[0] for m in modules}, TOOLS_LIST) == []
+    assert _loaded(modules, EVENT_MODELS) == []
+
+
+def test_reading_the_settings_loads_no_tool_or_event_models(tmp_path):
+    code = ("from app.paths import resolve_paths\nfrom app.settings import load_settings\n"
+            "load_settings(resolve_paths().settings)\n" + REPORT_MODULES)
+    modules = set(json.loads(_run(code, tmp_path)))
+    assert _loaded(modules, (*EVENT_MODELS, *FILE_TOOLS, "httpx")) == []
+
+
+def test_chat_to_a_loopback_provider_loads_no_mcp_manager_or_engine_adapter(tmp_path: Path,
+                                                                                     loopback: LoopbackServer):
+    loopback.add("POST", "/v1/chat/completions", Response.sse(
+        [{"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}], done=True))
+    modules = _cli_modules(tmp_path, "chat", "--base-url", loopback.url + "/v1", "--model", "m", "hello",
+                           report=REPORT_MODULES)
+    assert loopback.count == 1, "the chat never reached the server"
+    assert _loaded({m.split(".")[0] for m in modules}, ON_DEMAND) == []
+    assert _loaded(modules, CHAT_NOT_NEEDED) == []
+
+
 @pytest.mark.parametrize("argv", [("history", "list"), ("providers", "list"), ("keys", "--help")])
 def test_other_commands_do_not_load_the_mcp_sdk_or_extraction(tmp_path, argv):
     assert _loaded(_cli_modules(tmp_path, *argv), ON_DEMAND) == []
@@ -126,12 +181,14 @@ def test_other_commands_do_not_load_the_mcp_sdk_or_extraction(tmp_path, argv):
 
 def test_the_first_frame_waits_for_nothing_heavy_and_ready_loads_no_on_demand_library(tmp_path):
     seen = json.loads(_run(WINDOW, tmp_path))
-    assert set(seen) == {"painted", "ready"}, "the window was never painted offscreen"
+    assert set(seen) == {"painted", "ready", "idle"}, "the window was never painted offscreen"
     assert _loaded(_top_level(seen["painted"]), FIRST_FRAME) == []
     assert _loaded(set(seen["painted"]), (*HIDDEN_PANES, *FIRST_ANSWER)) == []
     assert _loaded(_top_level(seen["ready"]), ON_DEMAND) == []
-    # the approval panel's module is imported with the session (app/window_approver.py), the panel is not built
+    # the approval panel's module is imported with the session (app/session/window_approver.py), the panel is
+    # not built
     assert _loaded(set(seen["ready"]), ("widgets.inspector", "widgets.search_results_pane", *FIRST_ANSWER)) == []
+    assert _loaded(_top_level(seen["idle"]), (*ON_DEMAND, *FIRST_USE)) == []
 
 
 def test_opening_the_history_loads_no_sqlite_utils_plugins(tmp_path):

@@ -1,8 +1,9 @@
 """Building an adapter's provider config and request payload in its unit tests.
 
-Each adapter's tests want the same two helpers: a config from the format's preset with a test key, and
-``payload(**request)``, the body ``build_payload`` makes for a ``ModelRequest`` with a default model and a "hi"
-message. ``payload_maker`` builds the second from the format's ``build_payload``.
+Each adapter's tests want the same helpers: ``HI``, the one-message conversation; a config from the format's
+preset with a test key; and ``payload(cfg=None, **request)``, the body ``build_payload`` makes for a
+``ModelRequest`` with a default model and ``HI`` (for another config when given). ``payload_maker`` builds the
+last from the format's ``build_payload``.
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ def preset_config(preset: str, base_url: str, *, api_key: str | None = TEST_KEY)
 
 def payload_maker(build_payload: Callable[[ModelRequest, ProviderConfig], dict[str, Any]],
                   config: Callable[[], ProviderConfig], model: str) -> Callable[..., dict[str, Any]]:
-    """``payload(**request)``: the body for a request of ``model`` saying "hi", unless the fields say otherwise."""
+    """``payload(cfg=None, **request)``: the body for a request of ``model`` saying "hi", unless the fields say
+    otherwise, for ``cfg`` (default: ``config()``)."""
 
-    def payload(**request: Any) -> dict[str, Any]:
+    def payload(cfg: ProviderConfig | None = None, **request: Any) -> dict[str, Any]:
         request.setdefault("model", model)
         request.setdefault("messages", HI)
-        return build_payload(ModelRequest(**request), config())
+        return build_payload(ModelRequest(**request), cfg or config())
 
     return payload

@@ -22,9 +22,8 @@ from orchestration.engine import (
 from orchestration.errors import ProviderError
 from orchestration.messages import UserMessage
 from orchestration.providers.base import WireReader
-from orchestration.providers.framing import FrameDecoder
-from orchestration.providers.openai_chat import ChunkReader
-from orchestration.providers.sse import SSEDecoder
+from orchestration.providers.framing import FrameDecoder, SSEFrames
+from orchestration.providers.openai_chat import ChatChunkReader
 
 
 @dataclass
@@ -67,21 +66,9 @@ def read_pieces(reader: WireReader, framing: FrameDecoder, pieces: list[bytes]) 
 
 
 def read_openai_chat(key: str, pieces: list[bytes]) -> Outcome:
-    """An OpenAI Chat Completions body through the SSE decoder and ``ChunkReader`` (which is not a
-    ``WireReader``), for the recording ``key`` (its directory names the provider), without HTTP."""
-    decoder = SSEDecoder()
-    reader = ChunkReader(key.split("/")[0])
-    events: list[ProviderEvent] = []
-    try:
-        for piece in pieces:
-            for sse in decoder.feed(piece):
-                events += reader.sse_event(sse.event, sse.data)
-        for sse in decoder.close():
-            events += reader.sse_event(sse.event, sse.data)
-        events += reader.end()
-    except ProviderError as error:
-        return Outcome(events, error)
-    return Outcome(events)
+    """An OpenAI Chat Completions body through SSE framing and ``ChatChunkReader``, for the recording ``key``
+    (its directory names the provider), without HTTP."""
+    return read_pieces(ChatChunkReader(key.split("/")[0]), SSEFrames(), pieces)
 
 
 async def collect(adapter: ChatAdapter, request: ModelRequest | None = None,

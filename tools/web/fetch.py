@@ -21,14 +21,12 @@ search-results pane, which lists fetched pages as "read".
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 from pydantic import BaseModel, Field, field_validator
 from pydantic_core import PydanticCustomError
 
@@ -46,6 +44,9 @@ from tools.web.cache import TTLCache
 from tools.web.decode import ACCEPT_ENCODING, BoundedDecoder, CorruptContent, UnsupportedEncoding
 from tools.web.extract_types import ContentKind
 from tools.web.settings import FetchSettings
+
+if TYPE_CHECKING:  # httpx loads when a page is first fetched, not when the tool list is built
+    import httpx
 
 NAME = "web_fetch"
 MAX_URL_CHARS = 2048
@@ -87,6 +88,8 @@ def _size(count: int) -> str:
 
 def parse_url(text: str) -> httpx.URL:
     """An http(s) URL without fragment, or FetchFailed saying what is wrong with it."""
+    import httpx
+
     try:
         url = httpx.URL(text.strip())
     except httpx.InvalidURL as exc:
@@ -183,6 +186,8 @@ class WebFetch:
 
     # --- network ------------------------------------------------------------------------------------
     async def _connect(self, client: httpx.AsyncClient, url: httpx.URL, requested: httpx.URL) -> httpx.Response:
+        import httpx
+
         host = url.raw_host.decode("ascii")
         port = url.port or (443 if url.scheme == "https" else 80)
         try:
@@ -207,6 +212,8 @@ class WebFetch:
             raise FetchFailed(f"Could not connect to {url.host} ({str(exc) or type(exc).__name__}).") from None
 
     def _redirect_target(self, url: httpx.URL, location: str) -> httpx.URL:
+        import httpx
+
         try:
             target = url.join(location)
         except httpx.InvalidURL:
@@ -217,6 +224,8 @@ class WebFetch:
         return target.copy_with(fragment=None)
 
     async def _read(self, response: httpx.Response, url: httpx.URL, requested: httpx.URL) -> FetchedPage:
+        import httpx
+
         settings = self.settings
         if response.status_code >= 300:
             raise FetchFailed(_status_problem(url, response.status_code, response.reason_phrase))
@@ -259,6 +268,8 @@ class WebFetch:
                 raise FetchFailed(f"{url} has no Content-Type and does not look like text; web_fetch reads only "
                                   f"{READABLE_TYPES}.")
             media_type = "text/html" if kind == "html" else "text/plain"
+        import asyncio  # loaded with the run's event loop, not when the tools are built or listed
+
         from tools.web.extract import extract  # lxml, readability and markdownify load on the first fetch
 
         page = await asyncio.to_thread(extract, kind, bytes(body), _charset(content_type), str(url))
@@ -266,6 +277,8 @@ class WebFetch:
                            content_type=media_type, cut_note=cut_note)
 
     async def _fetch(self, requested: httpx.URL) -> FetchedPage:
+        import httpx
+
         timeouts = httpx.Timeout(self.settings.timeout, connect=min(self.settings.timeout, CONNECT_TIMEOUT))
         # No keep-alive: each connection is made to one checked address and must not be reused for another name.
         async with httpx.AsyncClient(timeout=timeouts, follow_redirects=False, trust_env=False,
@@ -293,6 +306,8 @@ class WebFetch:
         cached = self.cache.get(key)
         if cached is not None:
             return cached, True
+        import asyncio
+
         try:
             async with asyncio.timeout(self.settings.timeout):
                 page = await self._fetch(url)

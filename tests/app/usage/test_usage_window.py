@@ -190,3 +190,21 @@ def test_the_usage_dialog_charts_30_days_lists_providers_and_exports_csv(qtbot, 
     assert exported[-1]["runs"] == "2"
     dialog.close()
     session.history.close()
+
+
+def test_the_price_table_loads_when_the_first_priced_run_is_sent_not_at_start(qtbot, loopback, parley_home,
+                                                                              monkeypatch):
+    """Issue 17: genai-prices (about 10 MB with its HTTP client) is not loaded by a window that has sent nothing,
+    nor for a local provider, whose runs cost nothing; the first paid run starts loading it, once."""
+    loads: list[int] = []
+    monkeypatch.setattr("app.usage.window.warm_up", lambda: loads.append(1))
+    window, session = build_window(secrets=configure(loopback), discover=False)
+    qtbot.addWidget(window)
+    assert loads == []
+    local = Pricer("ollama", loopback.url + "/v1", local=True)
+    paid = Pricer("openai", loopback.url + "/v1")
+    assert session.usage.confirm_spend(local)
+    assert loads == []
+    assert session.usage.confirm_spend(paid) and session.usage.confirm_spend(paid)
+    assert loads == [1]
+    session.history.close()

@@ -21,7 +21,7 @@ from orchestration.messages import (
 from orchestration.providers import adapter_for
 from orchestration.providers.anthropic import AnthropicAdapter, build_payload
 from orchestration.tool_api import ToolSpec
-from tests.support.adapter_requests import payload_maker, preset_config
+from tests.support.adapter_requests import HI, payload_maker, preset_config
 from tests.support.adapter_runs import collect
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.provider_wire import anthropic_events, anthropic_stream
@@ -30,7 +30,6 @@ from tools import default_registry
 PATH = "/v1/messages"
 WEATHER = ToolSpec(name="weather", description="Weather for a city",
                    parameters={"type": "object", "properties": {"city": {"type": "string"}}})
-HI = [UserMessage(content="hi")]
 
 
 def config(base_url: str = "http://x/v1") -> Any:

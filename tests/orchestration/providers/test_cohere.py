@@ -23,7 +23,7 @@ from orchestration.providers import adapter_for
 from orchestration.providers.cohere import CohereAdapter, build_payload
 from orchestration.tool_api import ToolSpec
 from tests.support import provider_fixtures as pf
-from tests.support.adapter_requests import payload_maker, preset_config
+from tests.support.adapter_requests import HI, payload_maker, preset_config
 from tests.support.adapter_runs import collect
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.provider_wire import cohere_events, cohere_stream
@@ -31,7 +31,6 @@ from tools import default_registry
 
 STREAMS = pf.keys("cohere-v2-chat-stream")
 PATH = "/v2/chat"
-HI = [UserMessage(content="hi")]
 WEATHER = ToolSpec(name="weather", description="Weather", parameters={"type": "object", "properties": {}})
 TIME = ToolSpec(name="time", description="Time", parameters={"type": "object", "properties": {}})
 

@@ -22,7 +22,7 @@ from orchestration.messages import (
 from orchestration.providers import adapter_for
 from orchestration.providers.gemini import GeminiAdapter, build_payload, gemini_schema
 from orchestration.tool_api import ToolSpec
-from tests.support.adapter_requests import payload_maker, preset_config
+from tests.support.adapter_requests import HI, payload_maker, preset_config
 from tests.support.adapter_runs import collect
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.provider_wire import gemini_chunks, gemini_stream
@@ -31,7 +31,6 @@ from tools import default_registry
 WEATHER = ToolSpec(name="weather", description="Weather for a city",
                    parameters={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
                                "additionalProperties": False})
-HI = [UserMessage(content="hi")]
 PATH = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
 
 

@@ -23,7 +23,7 @@ from orchestration.providers import adapter_for
 from orchestration.providers.ollama_native import OllamaAdapter, build_payload
 from orchestration.tool_api import ToolSpec
 from tests.support import provider_fixtures as pf
-from tests.support.adapter_requests import payload_maker, preset_config
+from tests.support.adapter_requests import HI, payload_maker, preset_config
 from tests.support.adapter_runs import Sleeps, collect
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.provider_wire import ollama_lines, ollama_stream
@@ -31,7 +31,6 @@ from tools import default_registry
 
 STREAMS = pf.keys("ollama-api-chat-ndjson")
 PATH = "/api/chat"
-HI = [UserMessage(content="hi")]
 WEATHER = ToolSpec(name="weather", description="Weather", parameters={"type": "object", "properties": {}})
 
 

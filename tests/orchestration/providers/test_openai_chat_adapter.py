@@ -25,7 +25,7 @@ from orchestration.errors import (
 )
 from orchestration.messages import UserMessage
 from orchestration.providers.config import Capabilities, ProviderConfig
-from orchestration.providers.openai_chat import ChunkReader, OpenAIChatAdapter
+from orchestration.providers.openai_chat import ChatChunkReader, OpenAIChatAdapter
 from orchestration.providers.presets import provider_from_preset
 from tests.support.loopback import Chunk, LoopbackServer, Response
 
@@ -272,12 +272,12 @@ async def test_streaming_capability_off_sends_a_plain_request(loopback: Loopback
 
 
 def test_odd_chunk_shapes_are_tolerated() -> None:
-    reader = ChunkReader("p")
-    reader.chunk({"id": "r", "choices": [{"index": None, "delta": {"content": "a"}}]})  # index null
-    reader.chunk({"choices": ["junk", {"index": 0, "delta": None, "message": None}]})
+    reader = ChatChunkReader("p")
+    reader.frame("message", {"id": "r", "choices": [{"index": None, "delta": {"content": "a"}}]})  # index null
+    reader.frame("message", {"choices": ["junk", {"index": 0, "delta": None, "message": None}]})
     call = {"function": {"name": "f", "arguments": {"k": 1}}}  # arguments as an object, no index or id
-    reader.chunk({"choices": [{"delta": {"tool_calls": ["junk", call]}}]})
-    reader.chunk({"choices": None, "usage": None, "x_groq": "junk"})
+    reader.frame("message", {"choices": [{"delta": {"tool_calls": ["junk", call]}}]})
+    reader.frame("message", {"choices": None, "usage": None, "x_groq": "junk"})
     with pytest.raises(StreamError):
         reader.end()  # neither [DONE] nor a finish reason arrived
     done = final(reader.finish())
@@ -286,8 +286,8 @@ def test_odd_chunk_shapes_are_tolerated() -> None:
 
 
 def test_non_object_chunk_is_malformed() -> None:
-    reader = ChunkReader("p")
-    reader.chunk({"choices": [{"delta": {"content": "kept"}}]})
+    reader = ChatChunkReader("p")
+    reader.frame("message", {"choices": [{"delta": {"content": "kept"}}]})
     with pytest.raises(MalformedResponseError) as caught:
-        reader.sse_event("message", "[1, 2]")
+        reader.receive("message", "[1, 2]")
     assert caught.value.partial is not None and caught.value.partial.text == "kept"

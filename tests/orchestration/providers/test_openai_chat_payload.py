@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from orchestration.engine import ModelRequest, NamedToolChoice, ResponseComplete
+from orchestration.engine import NamedToolChoice, ResponseComplete
 from orchestration.messages import (
     AssistantMessage,
     ReasoningPart,
@@ -17,26 +17,24 @@ from orchestration.messages import (
     UserMessage,
 )
 from orchestration.providers.config import Capabilities, ProviderConfig
-from orchestration.providers.openai_chat import ChunkReader, build_payload
+from orchestration.providers.framing import SSEFrames
+from orchestration.providers.openai_chat import ChatChunkReader, build_payload
 from orchestration.providers.presets import provider_from_preset
-from orchestration.providers.sse import SSEDecoder
 from orchestration.tool_api import ToolSpec
 from tests.support import provider_fixtures as pf
+from tests.support.adapter_requests import HI, payload_maker
+from tests.support.adapter_runs import read_pieces
 
 WEATHER = ToolSpec(name="weather", description="Weather for a city",
                    parameters={"type": "object", "properties": {"city": {"type": "string"}},
                                "required": ["city"]})
-HI = [UserMessage(content="hi")]
 
 
 def config(**caps: Any) -> ProviderConfig:
     return ProviderConfig(id="p", base_url="http://x/v1", capabilities=Capabilities(**caps))
 
 
-def payload(cfg: ProviderConfig | None = None, **request: Any) -> dict[str, Any]:
-    request.setdefault("model", "m")
-    request.setdefault("messages", HI)
-    return build_payload(ModelRequest(**request), cfg or config())
+payload = payload_maker(build_payload, config, "m")
 
 
 def test_minimal_streaming_payload() -> None:
@@ -185,11 +183,7 @@ def test_recorded_openrouter_answer_round_trips_into_the_next_request() -> None:
     """A parsed real answer (reasoning details + tool call) goes back exactly as the provider sent it."""
     key = "openrouter/chat-reasoning-tool-call-claude-haiku-4.5.sse"
     pf.require()
-    decoder, reader = SSEDecoder(), ChunkReader("openrouter")
-    events = []
-    for sse in decoder.feed(pf.body(key)) + decoder.close():
-        events += reader.sse_event(sse.event, sse.data)
-    events += reader.end()
+    events = read_pieces(ChatChunkReader("openrouter"), SSEFrames(), [pf.body(key)]).events
     final = events[-1]
     assert isinstance(final, ResponseComplete)
     message = final.message

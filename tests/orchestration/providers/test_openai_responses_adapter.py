@@ -23,13 +23,13 @@ from orchestration.providers.config import Capabilities
 from orchestration.providers.openai_responses import OpenAIResponsesAdapter, build_payload
 from orchestration.providers.presets import provider_from_preset
 from orchestration.tool_api import ToolSpec
+from tests.support.adapter_requests import HI, payload_maker
 from tests.support.adapter_runs import collect
 from tests.support.loopback import LoopbackServer, Request, Response
 from tests.support.provider_wire import responses_events, responses_stream
 from tools import default_registry
 
 PATH = "/v1/responses"
-HI = [UserMessage(content="hi")]
 WEATHER = ToolSpec(name="weather", description="Weather", parameters={"type": "object", "properties": {}})
 
 
@@ -40,10 +40,7 @@ def config(base_url: str = "http://x/v1", *, stateful: bool = True) -> Any:
     return cfg
 
 
-def payload(cfg: Any = None, **request: Any) -> dict[str, Any]:
-    request.setdefault("model", "gpt-5")
-    request.setdefault("messages", HI)
-    return build_payload(ModelRequest(**request), cfg or config())
+payload = payload_maker(build_payload, config, "gpt-5")
 
 
 def stored_turn(response_id: str = "resp_1", provider: str = "openai-responses", store: bool = True,

@@ -11,8 +11,6 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
-
 from orchestration.bounded_json import JSONLimitError, loads_bounded
 from tools.web.search_types import SearchError, SearchErrorKind
 
@@ -77,6 +75,8 @@ async def request_json(backend_id: str, label: str, method: str, url: str, *, ti
                        headers: dict[str, str] | None = None, params: dict[str, Any] | None = None,
                        json_body: Any = None, overrides: dict[int, Override] | None = None) -> Any:
     """The parsed JSON body of a 2xx answer, or ``SearchError``."""
+    import httpx  # with the first search, not when the tool list is built (issue 17)
+
     host = urlsplit(url).netloc or url
     limits = httpx.Timeout(time_limit, connect=min(time_limit, CONNECT_TIMEOUT))
     try:

@@ -1,0 +1,41 @@
+"""The window's light conversation list (``History.conversation_list``, issue 17) lists what the full listing
+lists, in its order, and still names a damaged row instead of showing it."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.storage import History
+from app.storage.integrity import MAX_TIME_MS, DamagedDatabaseError
+
+
+def _projection(history: History) -> list[tuple[int, str, int, bool]]:
+    return [(s.id, s.title, s.updated_at, s.pinned) for s in history.list_conversations()]
+
+
+def test_the_light_list_is_the_full_list_without_counts(history: History):
+    ids = [history.create_conversation(f"conversation {i}") for i in range(6)]
+    for cid in ids:
+        history.add_message(cid, "user", f"question in {cid}")
+    history.set_pinned(ids[1], True)
+    history.set_pinned(ids[4], True)
+    history.set_archived(ids[2], True)
+    history.db.execute("UPDATE conversations SET updated_at = 5 WHERE id IN (?, ?)", [ids[3], ids[5]])  # a tie
+    listed = history.conversation_list()
+    assert [tuple(c) for c in listed] == _projection(history)
+    assert [c.id for c in listed][:2] == [ids[4], ids[1]]  # pinned first, the newest of them first
+    assert ids[2] not in [c.id for c in listed]  # archived
+
+
+@pytest.mark.parametrize("damage", ["updated_at = 'yesterday'", f"updated_at = {MAX_TIME_MS + 1}",
+                                    "title = x'00ff'", "pinned = 0.5"])
+def test_a_damaged_row_is_named_as_the_full_list_names_it(history: History, damage: str):
+    cid = history.create_conversation("fine")
+    history.create_conversation("to be damaged")
+    history.db.execute("PRAGMA ignore_check_constraints = ON")
+    history.db.execute(f"UPDATE conversations SET {damage} WHERE id = ?", [cid + 1])
+    with pytest.raises(DamagedDatabaseError) as full:
+        history.list_conversations()
+    with pytest.raises(DamagedDatabaseError) as light:
+        history.conversation_list()
+    assert str(light.value) == str(full.value)
