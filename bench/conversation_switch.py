@@ -6,7 +6,9 @@ model calls whose captured request and response bodies are 32,000 characters eac
 clock covers what opening it costs: reading the branch and the run's events, folding them
 (``ConversationState.from_stored``) and handing them to the chat, both panes, the banner and the inspector
 (``ConversationViews.show``). The baseline, in the same run, is what opening cost before view state: the chat's
-messages and the banner's stored warnings only (panes left as they were). Median of ``--repeat`` opens.
+messages and the banner's stored warnings only (panes left as they were), the warnings read from their rows
+alone and replayed into the banner the way the window replays a stored run (``stored_warnings``). Median of
+``--repeat`` opens.
 
     python -m bench.conversation_switch [--deltas 2000,20000] [--repeat 5]
 
@@ -40,6 +42,7 @@ from orchestration.events import (
     ModelCallStarted,
     ModelExchange,
     ReasoningDelta,
+    RunEvent,
     RunStarted,
     RunWarning,
     ToolCallInfo,
@@ -48,6 +51,7 @@ from orchestration.events import (
     ToolResult,
     Usage,
 )
+from orchestration.stored_events import read_stored
 from widgets.code_highlighter import warm_up
 from widgets.main_window import MainWindow
 
@@ -96,6 +100,14 @@ def record_run(history: History, deltas: int) -> int:
     return conversation
 
 
+def stored_warnings(history: History, run_id: str) -> list[RunEvent]:
+    """The baseline's banner: the run's stored ``run_started`` and ``warning`` events only, read the way the
+    window reads stored events (``read_stored``) and replayed into the banner as it replays a whole run."""
+    rows = history.db.execute("SELECT event FROM run_events WHERE run_id = ? AND type IN ('run_started', 'warning') "
+                              "ORDER BY seq", [run_id])
+    return read_stored(json.loads(text) for (text,) in rows).events
+
+
 def median_ms(samples: list[float]) -> float:
     return round(statistics.median(samples) * 1000, 1)
 
@@ -128,7 +140,7 @@ def main() -> None:
                 window.inspector.flush()
                 app.processEvents()
                 with_state.append(time.perf_counter() - start)
-                panes = {"reasoning_phases": window.reasoning_pane.phase_count(),
+                panes: dict[str, int] = {"reasoning_phases": window.reasoning_pane.phase_count(),
                          "search_entries": len(window.search_pane.entries()),
                          "timeline_rows": len(window.inspector.timeline_rows())}
 
@@ -137,9 +149,12 @@ def main() -> None:
                 start = time.perf_counter()
                 window.chat_view.set_messages(chat_messages(history.branch(conversation)))
                 runs = history.runs(conversation)
-                window.banner.show_stored(runs[-1].id, history.run_warnings(runs[-1].id))
+                window.banner.clear()
+                for event in stored_warnings(history, runs[-1].id):
+                    window.banner.handle_event(event)
                 app.processEvents()
                 chat_only.append(time.perf_counter() - start)
+                panes["baseline_banner_warnings"] = len(window.banner.messages())  # the baseline did show it
             events = len(history.run_events(history.runs(conversation)[-1].id))
             report[f"deltas_{deltas}"] = {
                 "stored_events": events, "open_with_view_state_ms": median_ms(with_state),

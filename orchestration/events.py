@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import time
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from orchestration.bounded_json import loads_bounded
@@ -24,6 +25,27 @@ ToolCategory = Literal["search", "utility", "file", "mcp", "other"]
 ToolVisibility = Literal["primary", "secondary", "hidden"]
 
 
+CONTRACT_MAJOR: Final = 1  # the major version this build reads: any "1.x", newer minors included (additive)
+_VERSION = re.compile(r"(\d{1,6})\.(\d{1,6})")
+
+
+def contract_major(version: object) -> int | None:
+    """The major number of a contract version (``"1.5"`` -> 1), or None when ``version`` is not "N.M"."""
+    match = _VERSION.fullmatch(version) if isinstance(version, str) else None
+    return None if match is None else int(match.group(1))
+
+
+def _readable_version(version: str) -> str:
+    """Within one major version changes are additive (docs/events.md), so a newer minor's event of a known type
+    reads as this version's; another major version may have removed or changed fields and is refused."""
+    if contract_major(version) != CONTRACT_MAJOR:
+        raise ValueError(f"run event contract {version!r} is not {CONTRACT_MAJOR}.x, which this version reads")
+    return version
+
+
+ContractVersion = Annotated[str, AfterValidator(_readable_version)]
+
+
 class _Event(BaseModel):
     """Fields every event carries. Unknown fields from newer producers are ignored.
 
@@ -33,7 +55,7 @@ class _Event(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
-    v: Literal["1.1", "1.2", "1.3", "1.4"] = CONTRACT_VERSION  # events stored by earlier versions still parse
+    v: ContractVersion = CONTRACT_VERSION  # any 1.x: earlier ones parse, a newer one's extra fields are ignored
     run_id: str
     seq: int = Field(ge=0, description="strictly increasing within a run")
     ts: int = Field(description="epoch milliseconds")
@@ -201,7 +223,8 @@ EVENT_TYPES: frozenset[str] = frozenset(
 def parse_event(data: str | bytes | dict[str, Any]) -> RunEvent | None:
     """Parse one event; returns None for an event type this version does not know (clients skip those).
 
-    Raises ``pydantic.ValidationError`` for a known type with bad fields.
+    Raises ``pydantic.ValidationError`` for a known type with bad fields, or stamped with a contract version
+    whose major number is not ``CONTRACT_MAJOR`` (a newer minor version reads: its unknown fields are ignored).
     """
     obj = loads_bounded(data, what="a run event") if isinstance(data, str | bytes) else data
     if obj.get("type") not in EVENT_TYPES:
@@ -236,6 +259,7 @@ class EventFactory:
 
 
 __all__ = [
+    "CONTRACT_MAJOR",
     "CONTRACT_VERSION",
     "ContentDelta",
     "Done",
@@ -258,6 +282,7 @@ __all__ = [
     "ToolVisibility",
     "Usage",
     "ValidationError",
+    "contract_major",
     "event_json",
     "parse_event",
 ]

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from orchestration.engine import (
     ChatAdapter,
@@ -22,6 +22,7 @@ from orchestration.engine import (
     NamedToolChoice,
     ReasoningChunk,
     ResponseComplete,
+    ResponseStarted,
     TextChunk,
     TokenUsage,
     ToolCallReady,
@@ -222,7 +223,7 @@ class RunLoop:
                               if caps.supports_reasoning_control(request.model) else None),
             response_format=response_format,
         )
-        state.partial = _Partial()
+        partial = state.partial = _Partial()
         emitted_any = False
         self._emit(self._events.make(
             ModelCallStarted, model=model_request.model, message_count=len(model_request.messages),
@@ -237,46 +238,31 @@ class RunLoop:
             try:
                 async with asyncio.timeout(deadline) as clock, aclosing(self.adapter.stream(model_request)) as stream:
                     async for event in stream:
-                        if first_output is None and isinstance(event, TextChunk | ReasoningChunk | ToolCallReady):
-                            first_output = time.monotonic()
-                        if isinstance(event, TextChunk | ReasoningChunk):
-                            emitted_any = True
-                            text = self._within_answer_limit(event.text, state.partial)
-                            if isinstance(event, TextChunk):
-                                state.partial.text.append(text)
-                                self._emit(self._events.make(ContentDelta, content=text))
-                            else:
-                                state.partial.reasoning.append(text)
-                                self._emit(self._events.make(ReasoningDelta, content=text))
-                            if len(text) < len(event.text):
-                                raise self._answer_too_large()
-                        elif isinstance(event, ToolCallReady):
-                            emitted_any = True
-                            if len(self._within_answer_limit(event.call.arguments, state.partial)) < len(
-                                    event.call.arguments):
-                                raise self._answer_too_large()
-                            call = event.call
-                            self._emit(self._events.make(ToolCalls, calls=[
-                                ToolCallInfo(id=call.id, name=call.name, arguments=call.arguments)]))
-                        elif isinstance(event, UsageReport):
-                            pass
-                        elif isinstance(event, ResponseComplete):
-                            state.partial = None
-                            cost = None
-                            if event.usage is None:
-                                state.usage_unknown = True
-                            else:
-                                state.add_usage(event.usage)
-                                u = event.usage
-                                cost = self._cost(model_request.model, u)
-                                self._emit(self._events.make(Usage, input_tokens=u.input_tokens,
-                                                             output_tokens=u.output_tokens,
-                                                             reasoning_tokens=u.reasoning_tokens,
-                                                             cached_tokens=u.cached_tokens,
-                                                             cache_write_tokens=u.cache_write_tokens,
-                                                             cost_usd=cost))
-                            self._emit_call_finished(event, sent, first_output, cost)
-                            return event
+                        match event:
+                            case TextChunk(text=piece):
+                                emitted_any = True
+                                first_output = first_output or time.monotonic()
+                                self._stream_piece(piece, partial, partial.text, ContentDelta)
+                            case ReasoningChunk(text=piece):
+                                emitted_any = True
+                                first_output = first_output or time.monotonic()
+                                self._stream_piece(piece, partial, partial.reasoning, ReasoningDelta)
+                            case ToolCallReady(call=call):
+                                emitted_any = True
+                                first_output = first_output or time.monotonic()
+                                if len(self._within_answer_limit(call.arguments, partial)) < len(
+                                        call.arguments):
+                                    raise self._answer_too_large()
+                                self._emit(self._events.make(ToolCalls, calls=[
+                                    ToolCallInfo(id=call.id, name=call.name, arguments=call.arguments)]))
+                            case ResponseStarted() | UsageReport():
+                                pass  # the call's usage comes once more, final, on ResponseComplete
+                            case ResponseComplete():
+                                state.partial = None
+                                self._emit_usage(event, model_request.model, state, sent, first_output)
+                                return event
+                            case _:
+                                assert_never(event)
             except TimeoutError:
                 if not clock.expired():
                     raise
@@ -298,6 +284,15 @@ class RunLoop:
         raise MalformedResponseError(f"{self.adapter.provider_name}: the answer ended without completing.",
                                      provider=self.adapter.provider_name)
 
+    def _stream_piece(self, piece: str, partial: _Partial, kept: list[str],
+                      kind: type[ContentDelta] | type[ReasoningDelta]) -> None:
+        """Emit a text or reasoning piece, cut at ``MAX_ANSWER_CHARS``; past the limit the call stops."""
+        text = self._within_answer_limit(piece, partial)
+        kept.append(text)
+        self._emit(self._events.make(kind, content=text))
+        if len(text) < len(piece):
+            raise self._answer_too_large()
+
     @staticmethod
     def _within_answer_limit(text: str, partial: _Partial) -> str:
         """``text``, cut where the answer so far would pass ``MAX_ANSWER_CHARS``; counts what it lets through."""
@@ -314,6 +309,21 @@ class RunLoop:
 
     def _cost(self, model: str, usage: TokenUsage) -> float | None:
         return None if self.price is None else self.price(model, usage)
+
+    def _emit_usage(self, response: ResponseComplete, model: str, state: _RunState, sent: float,
+                    first_output: float | None) -> None:
+        """The call's ``usage`` (when it reported any, with its cost) and then ``model_call_finished``."""
+        cost = None
+        if response.usage is None:
+            state.usage_unknown = True
+        else:
+            state.add_usage(response.usage)
+            u = response.usage
+            cost = self._cost(model, u)
+            self._emit(self._events.make(Usage, input_tokens=u.input_tokens, output_tokens=u.output_tokens,
+                                         reasoning_tokens=u.reasoning_tokens, cached_tokens=u.cached_tokens,
+                                         cache_write_tokens=u.cache_write_tokens, cost_usd=cost))
+        self._emit_call_finished(response, sent, first_output, cost)
 
     def _emit_call_finished(self, response: ResponseComplete, sent: float, first_output: float | None,
                             cost: float | None) -> None:

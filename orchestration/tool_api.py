@@ -7,11 +7,12 @@ it is handed something that satisfies ``ToolSet``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from orchestration.events import ToolCategory, ToolVisibility
+if TYPE_CHECKING:  # annotations only: the event models load with the loop, not with a tool listing
+    from orchestration.events import ToolCategory, ToolVisibility
 
 
 class ToolSpec(BaseModel):

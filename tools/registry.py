@@ -10,12 +10,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from orchestration.events import ToolCategory, ToolVisibility
 from orchestration.tool_api import RunnableTool, ToolArgumentsError, ToolContext, ToolOutput, ToolSpec
+
+if TYPE_CHECKING:  # annotations only: the event models load with the loop, not with a tool listing
+    from orchestration.events import ToolCategory, ToolVisibility
 
 Handler = Callable[[Any, ToolContext], Awaitable[ToolOutput | str]]
 Preview = Callable[[Any], Awaitable[str | None]]

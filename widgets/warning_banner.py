@@ -2,8 +2,9 @@
 
 Each warning code is shown once per run; several warnings stack in the one banner. It stays until the user closes
 it: a warning explains the answer next to it, so it must not vanish while the user is reading elsewhere. When a
-conversation is reopened, ``show_stored`` brings back the warnings of its last run. ``error`` events are not shown
-here: errors belong in the conversation, next to the answer they ended.
+conversation is reopened, its last run's stored events are replayed through ``handle_event``, which brings its
+warnings back. ``error`` events are not shown here: errors belong in the conversation, next to the answer they
+ended.
 """
 
 from __future__ import annotations
@@ -96,14 +97,6 @@ class WarningBanner(QFrame):
             case _:
                 assert_never(event)
 
-    def show_stored(self, run_id: str | None, warnings: list[tuple[str, str]]) -> None:
-        """Show the stored ``(code, message)`` warnings of a reopened conversation's last run (none: hide)."""
-        self.dismiss()
-        self._run_id = run_id
-        self._codes_this_run.clear()
-        for code, message in warnings:
-            self._add(code, message)
-
     def _add(self, code: str, message: str) -> None:
         if code in self._codes_this_run:
             return
@@ -113,8 +106,11 @@ class WarningBanner(QFrame):
         self.show()
 
     def clear(self) -> None:
-        """Show no run's warnings (a new chat, or a conversation without runs)."""
-        self.show_stored(None, [])
+        """Show no run's warnings and belong to no run (a new chat; a reopened conversation before its stored
+        run's events are replayed through ``handle_event``)."""
+        self.dismiss()
+        self._run_id = None
+        self._codes_this_run.clear()
 
     def dismiss(self) -> None:
         """Hide the banner and forget its messages (the codes stay shown-once for the current run)."""

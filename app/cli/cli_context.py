@@ -11,7 +11,7 @@ from app.paths import AppPaths, resolve_paths
 from app.settings import Settings, load_settings
 
 if TYPE_CHECKING:  # the database layer and the keyring load when a command opens them
-    from app.secrets import SecretStore
+    from app.secrets import SecretLookup, SecretStore
     from app.storage import History
 
 
@@ -42,3 +42,17 @@ def secret_store() -> SecretStore:
     from app.secrets import SecretStore
 
     return SecretStore()
+
+
+def key_lookup() -> SecretLookup:
+    """A ``secret_lookup`` that opens the keyring at its first call: a listing that builds the tools asks for no
+    key unless a search backend or MCP server needs one, so the keyring is not loaded for nothing."""
+    store: SecretStore | None = None
+
+    def lookup(name: str) -> str | None:
+        nonlocal store
+        if store is None:
+            store = secret_store()
+        return store.lookup(name)
+
+    return lookup

@@ -66,6 +66,9 @@ MODULE_COMMANDS = {"keys": "app.cli.keys_command", "providers": "app.cli.provide
                    "mcp": "app.cli.mcp_command", "history": _HISTORY, "search": _HISTORY, "export": _HISTORY,
                    "import": _HISTORY, "local": "app.cli.local_command", "usage": "app.usage.command"}
 INLINE_COMMANDS = ("chat", "models", "tools")
+# Commands that open no connection unless configured to (``tools list`` starts MCP servers only when some are set
+# up, and imports httpx leanly itself then), so httpx is not imported up front for them.
+NO_HTTP_COMMANDS = ("tools",)
 
 
 def _named_command(argv: Sequence[str]) -> str | None:
@@ -280,7 +283,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     server_command = None
-    if _named_command(argv) is not None:  # a command: httpx may be imported, without its own CLI's libraries
+    named = _named_command(argv)
+    if named is not None:  # a command: its settings are pydantic models, built without a plugin search
+        from app.pydantic_plugins import skip_plugin_discovery
+
+        skip_plugin_discovery()
+    if named is not None and named not in NO_HTTP_COMMANDS:
+        # a command: httpx may be imported, without its own CLI's libraries
         from app.lean_imports import import_httpx
 
         import_httpx()

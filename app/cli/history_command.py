@@ -14,6 +14,7 @@ from app.cli.cli_context import open_history
 from app.file_write import write_file_atomically
 from app.storage.branches import versions
 from app.storage.exchange import export_json, import_conversation, read_export
+from app.storage.export_fields import ignored_note
 from app.storage.markdown import export_markdown, format_time
 from app.storage.search import DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, HistorySearch, SearchQueryError
 
@@ -185,4 +186,7 @@ def run_import(args: argparse.Namespace) -> int:
     with open_history(args) as history:
         conversation_id = import_conversation(history, document)
     print(f"Imported {len(document.messages)} messages as conversation {conversation_id}.")
+    note = ignored_note(document)
+    if note is not None:
+        print(note, file=sys.stderr)
     return EXIT_OK

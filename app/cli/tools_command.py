@@ -6,12 +6,12 @@ configured MCP servers are connected first (up to MCP_CONNECT_TIMEOUT_S) so thei
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 from typing import Any
 
 from app.cli.cli_common import EXIT_OK
-from app.cli.cli_context import secret_store, settings_from_args
+from app.cli.cli_context import key_lookup, settings_from_args
+from app.lean_imports import import_httpx
 from app.runs.tool_setup import configured_tools, connected_mcp
 from app.settings import Settings
 from orchestration.tool_api import RunnableTool
@@ -23,9 +23,11 @@ DENIED = "denied in the settings (tools.approval)"
 
 
 async def _with_mcp(settings: Settings) -> list[RunnableTool]:
-    manager = await connected_mcp(settings, secret_store().lookup)
+    import_httpx()  # the MCP SDK's client: without httpx's command-line libraries (app/lean_imports.py)
+    lookup = key_lookup()
+    manager = await connected_mcp(settings, lookup)
     try:
-        return list(configured_tools(settings, secret_store().lookup, manager))
+        return list(configured_tools(settings, lookup, manager))
     finally:
         await manager.aclose()
 
@@ -64,9 +66,11 @@ def tool_rows(settings: Settings, tools: list[RunnableTool]) -> list[dict[str, A
 def run_tools(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     if settings.mcp_servers:
+        import asyncio  # the MCP servers are the only thing a listing waits for
+
         tools = asyncio.run(_with_mcp(settings))
     else:
-        tools = list(configured_tools(settings, secret_store().lookup))
+        tools = list(configured_tools(settings, key_lookup()))
     rows = tool_rows(settings, tools)
     if getattr(args, "json", False):
         print(json.dumps(rows, indent=2))

@@ -4,3 +4,5 @@
 them), ``process`` one running server, ``manager`` starts it when a run first needs it and stops it when idle
 or on quit, and ``adapter`` is the chat adapter the run service uses for the provider ``builtin``.
 """
+
+BUILTIN_PROVIDER = "builtin"  # the provider id a run names to use this engine

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 
+from app.engine import BUILTIN_PROVIDER as BUILTIN_PROVIDER  # kept here too: its users import it from here
 from app.engine.library import UnknownModelError
 from app.engine.manager import BuiltinEngine
 from app.engine.process import EngineStartError
@@ -18,8 +19,6 @@ from orchestration.engine import ModelRequest, ProviderEvent
 from orchestration.errors import ConnectionFailedError, ProviderError, StreamError
 from orchestration.providers.config import Capabilities, ProviderConfig
 from orchestration.providers.openai_chat import OpenAIChatAdapter
-
-BUILTIN_PROVIDER = "builtin"
 
 
 class EngineError(ProviderError):

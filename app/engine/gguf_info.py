@@ -1,9 +1,10 @@
-"""What a GGUF file says about itself (quantization, context length, license, parameters), read with the
-``gguf`` package, and whether the file is whole.
+"""What a GGUF file says about itself (quantization, context length, license, parameters), read with our own
+header reader (app/engine/gguf_header.py), and whether the file is whole.
 
-Reading the metadata parses the whole header, tokenizer vocabulary included: about 2 s for the demo model and
-more for models with big vocabularies, so the window has a child process read it (app/engine/worker_main.py);
-``InfoCache`` keeps the results by path, size and modification time so each file is read once.
+The header reader skips the tokenizer's arrays without building them, so a read takes milliseconds, not the
+seconds ``gguf.GGUFReader`` took (bench/gguf_read.py). The window still has a child process read the files it
+has no metadata for (app/engine/worker_main.py); ``InfoCache`` keeps the results by path, size and modification
+time so each file is read once.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from app.engine.gguf_header import DamagedModelError, Value, gguf_tables, read_header
+
 log = logging.getLogger(__name__)
 
 CACHE_NAME = "model_info.json"
 
-
-class DamagedModelError(ValueError):
-    """A GGUF file whose header cannot be read or whose tensors run past its end (a truncated download)."""
+__all__ = ["CACHE_NAME", "DamagedModelError", "GgufInfo", "InfoCache", "read_info"]
 
 
 @dataclass(frozen=True)
@@ -35,52 +36,39 @@ class GgufInfo:
     parameters: str | None = None
 
 
-def _field(reader: object, key: str) -> object:
-    field = reader.fields.get(key)  # type: ignore[attr-defined]
-    if field is None:
-        return None
-    try:
-        return field.contents()
-    except (ValueError, IndexError, TypeError):
-        return None
-
-
-def _quantization(file_type: object) -> str | None:
-    from gguf.constants import LlamaFileType
-
+def _quantization(file_type: Value | None) -> str | None:
     if not isinstance(file_type, int):
         return None
     try:
-        name = LlamaFileType(file_type).name
+        name: str = gguf_tables().LlamaFileType(file_type).name
     except ValueError:
         return f"type {file_type}"
     return name.removeprefix("MOSTLY_").removeprefix("ALL_")
 
 
+def _text(value: Value | None) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def read_info(path: Path) -> GgufInfo:
     """The file's metadata; raises DamagedModelError for a file that is truncated or not readable as GGUF."""
-    import gguf  # numpy and the gguf tables: only when a file is actually read
-
     size = path.stat().st_size
     try:
-        reader = gguf.GGUFReader(path, "r")
-        end = max((t.data_offset + t.n_bytes for t in reader.tensors), default=reader.data_offset)
-    except (ValueError, IndexError, KeyError, OSError, TypeError) as exc:
+        header = read_header(path)
+    except DamagedModelError as exc:
         raise DamagedModelError(f"{path} is damaged or truncated ({exc}); download it again") from None
-    if end > size:
-        raise DamagedModelError(f"{path} is truncated: its tensors need {end:,} bytes but the file has {size:,}; "
-                                "download it again")
-    arch = _field(reader, "general.architecture")
-    arch = arch if isinstance(arch, str) else None
-    context = _field(reader, f"{arch}.context_length") if arch else None
-    licence = _field(reader, "general.license")
-    title = _field(reader, "general.name")
-    params = _field(reader, "general.size_label")
-    return GgufInfo(size=size, architecture=arch, quantization=_quantization(_field(reader, "general.file_type")),
+    except OSError as exc:
+        raise DamagedModelError(f"{path} cannot be read ({exc.strerror or exc}); download it again") from None
+    if header.data_end > size:
+        raise DamagedModelError(f"{path} is truncated: its tensors need {header.data_end:,} bytes but the file has "
+                                f"{size:,}; download it again")
+    meta = header.metadata
+    arch = _text(meta.get("general.architecture"))
+    context = meta.get(f"{arch}.context_length") if arch else None
+    return GgufInfo(size=size, architecture=arch, quantization=_quantization(meta.get("general.file_type")),
                     context_length=int(context) if isinstance(context, int) else None,
-                    license=licence if isinstance(licence, str) else None,
-                    title=title if isinstance(title, str) else None,
-                    parameters=params if isinstance(params, str) else None)
+                    license=_text(meta.get("general.license")), title=_text(meta.get("general.name")),
+                    parameters=_text(meta.get("general.size_label")))
 
 
 class InfoCache:

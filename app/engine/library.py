@@ -138,14 +138,21 @@ def check_whole(path: Path) -> gguf_info.GgufInfo:
 def add(settings: EngineSettings, path: str | os.PathLike[str], name: str | None = None) -> LocalModel:
     """Check ``path`` and add it under ``name`` (default: from the file name); returns the new entry (the
     caller saves the settings). Raises ModelFileError or ValueError for a name that is taken."""
+    return add_with_info(settings, path, name)[0]
+
+
+def add_with_info(settings: EngineSettings, path: str | os.PathLike[str],
+                  name: str | None = None) -> tuple[LocalModel, gguf_info.GgufInfo]:
+    """``add``, also returning the metadata the check read (the Local models tab shows it without reading the
+    file again)."""
     resolved = Path(path).expanduser().resolve()
-    check_whole(resolved)
+    info = check_whole(resolved)
     entry = LocalModel(name=name or name_for(resolved), path=str(resolved))
     taken = {m.name for m in models(settings)}
     if entry.name in taken:
         raise ValueError(f"a local model named {entry.name!r} exists already; pick another name with --name")
     settings.models = [*settings.models, entry]
-    return entry
+    return entry, info
 
 
 def remove(settings: EngineSettings, name: str) -> None:

@@ -4,7 +4,10 @@ metadata read and downloads run in child processes, engine preload and restart, 
 Library changes (add, delete, default, a finished download) are written to settings.json immediately and given
 to the running session; the dialog's OK keeps the engine section as it is then (``PreferencesDialog.add_live_tab``).
 Metadata reads and downloads run in child processes (app/engine/child_job.py), never on a thread of the window;
-closing the dialog stops a download (its part file is kept for the next attempt).
+closing the dialog stops a download (its part file is kept for the next attempt). A file the user adds (or a
+download finishes) is read whole when it is checked (``library.add_with_info``, milliseconds with our header
+reader), and that read's metadata is shown at once, so it never waits behind the other files' reads; the
+children read the other files, the user's before the bundled demo model.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ class LocalModelsPanel(QObject):
         self._reader: ChildJob | None = None
         self._unread: list[Path] = []
         self.closed = False
+        self._shut = False  # close() has run
         self.state_text = ""
         self.log_timer = QTimer(self)
         self.log_timer.setInterval(LOG_REFRESH_MS)
@@ -86,7 +90,9 @@ class LocalModelsPanel(QObject):
 
     def close(self) -> None:
         """The dialog closed: stop the children (a download's part file stays) and stop listening."""
-        self.closed = True  # a reader ending below must not start the next one
+        if self._shut:
+            return  # closed already (the panel may be gone): a second close does nothing
+        self.closed = self._shut = True  # a reader ending below must not start the next one
         self.log_timer.stop()
         self.session.engine.remove_listener(self.show_engine)
         for job in (self.downloader, self._reader):
@@ -107,7 +113,9 @@ class LocalModelsPanel(QObject):
     def rows(self) -> list[ModelRow]:
         engine = self.engine_settings()
         default = library.default_model_name(engine)
-        rows, unread = [], []
+        rows: list[ModelRow] = []
+        unread: list[Path] = []
+        unread_demo: list[Path] = []
         for entry in library.models(engine):
             try:
                 size: int | None = entry.path.stat().st_size
@@ -119,14 +127,14 @@ class LocalModelsPanel(QObject):
                 note = "the file is missing: add it again or delete this entry"
             elif info is None and not note:
                 note = "reading its metadata…"
-                unread.append(entry.path)
+                (unread_demo if entry.demo else unread).append(entry.path)
             elif not note:
                 note = memory.too_big_warning(size) or ""
             rows.append(ModelRow(entry.name, str(entry.path), size, info.quantization if info else None,
                                  info.context_length if info else None,
                                  info.license if info else None, entry.name == default,
                                  entry.demo, note))
-        self._read_in_background(unread)
+        self._read_in_background(unread + unread_demo)  # the demo, which is never new, last
         return rows
 
     def refresh(self) -> None:
@@ -174,10 +182,11 @@ class LocalModelsPanel(QObject):
     def add(self, path: str) -> None:
         engine = self.engine_settings().model_copy(deep=True)
         try:
-            entry = library.add(engine, path)
+            entry, info = library.add_with_info(engine, path)
         except (library.ModelFileError, ValueError) as exc:
             self.tab.show_problem(f"Not added: {str(exc).splitlines()[0]}")
             return
+        self.cache.remember(Path(entry.path), info)
         self._commit(engine)
         self.tab.select(entry.name)
 
@@ -239,10 +248,11 @@ class LocalModelsPanel(QObject):
             self.tab.download_finished(f"{path.name} is downloaded and already listed as {existing.name}.", ok=True)
             return
         try:
-            entry = library.add(engine, path)
+            entry, info = library.add_with_info(engine, path)
         except (library.ModelFileError, ValueError) as exc:
             self.tab.download_finished(f"Downloaded to {path}, but not added: {exc}", ok=False)
             return
+        self.cache.remember(Path(entry.path), info)
         self._commit(engine)
         self.tab.select(entry.name)
         warning = memory.too_big_warning(path.stat().st_size)

@@ -19,17 +19,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from app.engine import library
-from app.engine.adapter import BUILTIN_PROVIDER, BuiltinAdapter
-from app.engine.manager import BuiltinEngine
+from app.engine import BUILTIN_PROVIDER, library
 from app.runs.attachment_check import images_as_notes, images_refused
 from app.runs.chat_recording import ChatConversation, Placement, prepare_conversation
 from app.runs.conversation_chat import stored_from
 from app.runs.provider_setup import key_required, provider_config
 from app.runs.tool_setup import add_mcp_tools, tool_registry
-from app.secrets import SecretStore, provider_entry
+from app.secrets.names import provider_entry
 from app.settings import ProviderSettings, Settings
-from app.storage import History
 from app.storage.chat_settings import ChatSettingsStore
 from app.storage.run_recorder import RunRecorder
 from app.usage.prices import Pricer
@@ -46,11 +43,14 @@ from orchestration.providers.presets import provider_from_preset
 from orchestration.reasoning_effort import ReasoningEffort
 from orchestration.tool_api import ToolSet
 from orchestration.tool_turn import Approver
-from tools.mcp import McpManager
 from tools.registry import ToolRegistry, UnknownToolError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the keyring, the MCP client and the engine's process code load where they are used
     from app.attachments import PreparedAttachment
+    from app.engine.manager import BuiltinEngine
+    from app.secrets import SecretStore
+    from app.storage import History
+    from tools.mcp import McpManager
 
 Subscriber = Callable[[RunEvent], None]
 RegistryFactory = Callable[[Settings, Callable[[str], str | None]], ToolRegistry]
@@ -323,8 +323,12 @@ class RunService:
                              reasoning_effort=target.reasoning_effort, max_output_tokens=chat.max_output_tokens,
                              temperature=chat.temperature,
                              conversation_id=None if cid is None else str(cid), run_id=run_id)
-        adapter = BuiltinAdapter(self.engine, target.config) if target.builtin and self.engine is not None \
-            else adapter_for(target.config)
+        if target.builtin and self.engine is not None:
+            from app.engine.adapter import BuiltinAdapter
+
+            adapter: ChatAdapter = BuiltinAdapter(self.engine, target.config)
+        else:
+            adapter = adapter_for(target.config)
         return PreparedRun(plan, adapter, request, conversation)
 
 

@@ -66,8 +66,10 @@ from app.settings.model import (
 from app.settings.store import save_settings
 from app.storage import History, StorageError
 from app.storage.exchange import import_conversation, read_export
+from app.storage.export_fields import ignored_note
 from app.storage.search import HistorySearch
 from app.usage.window import UsageWiring
+from orchestration.loop import RunResult
 from orchestration.messages import Message, UserMessage
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.discovery import discover_local_servers
@@ -489,7 +491,7 @@ class ChatSession(QObject):
         self.window.set_status(model=f"{plan.target.config.id} · {plan.target.model}")
         self.refresh_conversations()
 
-    def _run_finished(self, live: LiveRun, result: Any) -> None:
+    def _run_finished(self, live: LiveRun, result: RunResult) -> None:
         if self.history is None:
             self._memory_history.extend(result.new_messages)
         shown = live.conversation_id == self.conversation_id
@@ -666,8 +668,10 @@ class ChatSession(QObject):
             return
         self.refresh_conversations()
         self.open_conversation(conversation_id)
-        self.window.statusBar().showMessage(
-            f"Imported “{document.conversation.title}” ({len(document.messages)} messages).", 5000)
+        note = ignored_note(document)  # fields a newer Parley added, left out
+        imported = f"Imported “{document.conversation.title}” ({len(document.messages)} messages)."
+        self.window.statusBar().showMessage(imported if note is None else f"{imported} {note}",
+                                            5000 if note is None else 15000)
 
     def set_theme(self, mode: str) -> None:
         """View > Theme: applied at once and saved, as Preferences' appearance tab does."""

@@ -14,6 +14,7 @@ from shiboken6 import isValid
 from app.secrets.probe import KeyringStatus, backend_display_name
 from app.secrets.store import SecretStore
 from widgets.main_window import MainWindow
+from widgets.typed_signal import TypedSignal
 
 NOT_CHECKED = "Keyring: not checked yet"
 
@@ -23,12 +24,13 @@ def status_text(status: KeyringStatus) -> str:
 
 
 class KeyringStatusLine(QObject):
-    # emitted on whichever thread first used the keyring (an MCP server reads its keys on a worker thread); the
-    # connection queues it to the window's thread
-    first_used = Signal(object)  # KeyringStatus
+    _first_used = Signal(object)  # Qt's side of ``first_used``
 
     def __init__(self, window: MainWindow, secrets: SecretStore) -> None:
         super().__init__(window)
+        # emitted on whichever thread first used the keyring (an MCP server reads its keys on a worker thread);
+        # the connection queues it to the window's thread
+        self.first_used: TypedSignal[KeyringStatus] = TypedSignal(self._first_used)
         self.window = window
         self.secrets = secrets
         self.first_used.connect(self._show)

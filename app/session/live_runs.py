@@ -38,14 +38,17 @@ class LiveRun:
 class LiveRuns(QObject):
     _events = Signal(object)  # Qt's side of ``event_emitted``
     _conversation_events = Signal(object, object)  # Qt's side of ``conversation_event``
-    run_finished = Signal(object)  # a RunResult of any run
-    run_ended = Signal(object, object)  # LiveRun, RunResult
-    crashed = Signal(object, str)  # LiveRun, traceback text
+    _results = Signal(object)  # Qt's side of ``run_finished``
+    _ends = Signal(object, object)  # Qt's side of ``run_ended``
+    _crashes = Signal(object, str)  # Qt's side of ``crashed``
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.event_emitted: TypedSignal[RunEvent] = TypedSignal(self._events)  # a run event of any run
         self.conversation_event: TypedSignal[LiveRun, RunEvent] = TypedSignal(self._conversation_events)
+        self.run_finished: TypedSignal[RunResult] = TypedSignal(self._results)  # the result of any run
+        self.run_ended: TypedSignal[LiveRun, RunResult] = TypedSignal(self._ends)  # the run and its result
+        self.crashed: TypedSignal[LiveRun, str] = TypedSignal(self._crashes)  # the run, a bug's traceback text
         self._runs: dict[int | None, LiveRun] = {}
 
     @property

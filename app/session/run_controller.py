@@ -34,13 +34,14 @@ EventSink = Callable[[RunEvent], None]
 
 class RunController(QObject):
     _events = Signal(object)  # Qt's side of ``event_emitted``: emit and connect through that, typed
-    run_finished = Signal(object)  # a RunResult
+    _results = Signal(object)  # Qt's side of ``run_finished``
     running_changed = Signal(bool)
     crashed = Signal(str)  # traceback text of a bug in the run
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.event_emitted: TypedSignal[RunEvent] = TypedSignal(self._events)
+        self.run_finished: TypedSignal[RunResult] = TypedSignal(self._results)
         self._task: asyncio.Task[RunResult] | None = None
         self._sinks: list[EventSink] = []
 

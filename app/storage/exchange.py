@@ -6,8 +6,9 @@ temperature, output limit), every message with its reasoning, tool calls and the
 run with its cost (no raw run events). Version 1 files (no chat settings but the system prompt, no costs) are
 still read: their runs are priced on the next start like runs saved before costs were kept. It is
 validated on import, so a hand-edited or truncated file is refused with the field that is wrong, and imported
-in one transaction as a new conversation with new ids. API keys are never part of it: they are not stored in
-the history, and run errors were redacted when recorded.
+in one transaction as a new conversation with new ids. A field this version does not know (a newer Parley added
+it within format version 2) is left out and named (``export_fields.py``); a newer format version is refused.
+API keys are never part of it: they are not stored in the history, and run errors were redacted when recorded.
 """
 
 from __future__ import annotations
@@ -52,11 +53,14 @@ class ImportFileError(EnvironmentProblem):
     """The file cannot be imported; the message names the file and the problem."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class _Exported(BaseModel):
+    # A field this version does not know is kept aside, not refused: within one format version a newer Parley
+    # only adds fields (docs/storage.md), so its exports import; export_fields.py names what was left out. (Up to
+    # version 2 readers refused unknown fields, so 2's additions needed a new number; later additions do not.)
+    model_config = ConfigDict(extra="allow")
 
 
-class ExportedToolOutput(_Strict):
+class ExportedToolOutput(_Exported):
     status: ToolStatus
     content: str
     duration_ms: Count = 0
@@ -64,7 +68,7 @@ class ExportedToolOutput(_Strict):
     data: Any = None
 
 
-class ExportedToolCall(_Strict):
+class ExportedToolCall(_Exported):
     call_id: str
     name: str
     arguments: str
@@ -75,7 +79,7 @@ class ExportedToolCall(_Strict):
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp")  # the types Parley sends images as
 
 
-class ExportedAttachment(_Strict):
+class ExportedAttachment(_Exported):
     """An attached file with its bytes embedded (base64), so an import restores it into the store."""
 
     kind: Literal["image", "document"]
@@ -111,7 +115,7 @@ class ExportedAttachment(_Strict):
                          sha256=self.sha256, width=self.width or 1, height=self.height or 1)
 
 
-class ExportedMessage(_Strict):
+class ExportedMessage(_Exported):
     id: int
     parent_id: int | None = None
     run_id: str | None = None
@@ -127,7 +131,7 @@ class ExportedMessage(_Strict):
     attachments: list[ExportedAttachment] = Field(default_factory=list)
 
 
-class ExportedRun(_Strict):
+class ExportedRun(_Exported):
     id: str
     user_message_id: int | None = None
     provider: str | None = None
@@ -147,7 +151,7 @@ class ExportedRun(_Strict):
     priced_at: TimeMs | None = Field(None, description="when cost_usd was worked out; null: not priced yet")
 
 
-class ExportedChatSettings(_Strict):
+class ExportedChatSettings(_Exported):
     """The conversation's chat settings besides its system prompt (which is on ``conversation``)."""
 
     provider: str | None = Field(None, description="the provider's id in the settings")
@@ -158,7 +162,7 @@ class ExportedChatSettings(_Strict):
     max_output_tokens: Annotated[int, Field(ge=1, le=MAX_OUTPUT_TOKENS_LIMIT)] | None = None
 
 
-class ExportedConversation(_Strict):
+class ExportedConversation(_Exported):
     title: str
     created_at: TimeMs
     updated_at: TimeMs
@@ -170,7 +174,7 @@ class ExportedConversation(_Strict):
     current_leaf_id: int | None = None
 
 
-class ConversationExport(_Strict):
+class ConversationExport(_Exported):
     format: Literal["parley.conversation"] = EXPORT_FORMAT
     version: Literal[1, 2] = EXPORT_VERSION
     exported_at: TimeMs
@@ -281,6 +285,11 @@ def read_export(path: Path) -> ConversationExport:
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise ImportFileError(f"{path} is not a Parley conversation export (expected \"format\": "
                               f"\"{EXPORT_FORMAT}\")")
+    version = data.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > EXPORT_VERSION:
+        raise ImportFileError(f"{path} was exported by a newer version of Parley (export format version "
+                              f"{version}); this version imports versions up to {EXPORT_VERSION}. Update Parley to "
+                              "import it")
     try:
         return ConversationExport.model_validate(data)
     except ValidationError as exc:

@@ -377,18 +377,3 @@ class History:
                 raise DamagedDatabaseError(self.path, f"run_events row {run_id}/{seq} has text in event that is not "
                                                       f"JSON ({exc})") from exc
         return events
-
-    @guarded("read the run's warnings")
-    def run_warnings(self, run_id: str) -> list[tuple[str, str]]:
-        """The ``(code, message)`` of each warning event of one run, in order (the banner shows them again)."""
-        rows = self.db.execute("SELECT seq, event FROM run_events WHERE run_id = ? AND type = 'warning' ORDER BY seq",
-                               [run_id])
-        warnings = []
-        for seq, event in rows:
-            try:
-                stored = loads_bounded(event, what="a stored warning")
-                warnings.append((str(stored["code"]), str(stored["message"])))
-            except (ValueError, TypeError, KeyError) as exc:
-                raise DamagedDatabaseError(self.path, f"run_events row {run_id}/{seq} is not a readable warning "
-                                                      f"({exc})") from exc
-        return warnings

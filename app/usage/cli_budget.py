@@ -7,15 +7,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from app.cli.cli_approval import is_interactive
 from app.cli.cli_context import open_history, warn
 from app.errors import EnvironmentProblem
 from app.settings import Settings
 from app.storage.errors import storage_errors
-from app.usage.backfill import price_unpriced_runs
-from app.usage.budget import budget_status
-from app.usage.prices import Pricer, pricers_from_settings
+
+if TYPE_CHECKING:  # the spend report and the back-fill load only when a budget is set (start-up: parley chat)
+    from app.usage.prices import Pricer
 
 
 class OverBudgetError(EnvironmentProblem):
@@ -29,6 +30,10 @@ def check_budget(args: argparse.Namespace, settings: Settings, pricer: Pricer | 
     budget = settings.usage.monthly_budget_usd
     if budget is None or (pricer is not None and pricer.local):
         return
+    from app.usage.backfill import price_unpriced_runs
+    from app.usage.budget import budget_status
+    from app.usage.prices import pricers_from_settings
+
     with open_history(args) as history, storage_errors(history.path, "read this month's spend"):
         price_unpriced_runs(history, pricers_from_settings(settings.providers, settings.usage.prices))
         status = budget_status(history, budget)

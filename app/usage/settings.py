@@ -6,10 +6,12 @@ Kept apart from app/usage/prices.py so that reading the settings never imports t
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from orchestration.engine import TokenUsage
+if TYPE_CHECKING:  # reading the settings does not load the engine interface and the event models behind it
+    from orchestration.engine import TokenUsage
 
 MAX_PRICE_PER_MTOK = 10_000.0  # USD per million tokens; anything above is a typo, refused with the field named
 MAX_BUDGET_USD = 1_000_000.0

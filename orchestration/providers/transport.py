@@ -31,6 +31,7 @@ from orchestration.errors import (
 from orchestration.lean_imports import import_httpx
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.sse import MAX_EVENT_BYTES
+from orchestration.providers.tls import tls_verify
 from orchestration.redaction import cut_redacted
 from orchestration.unicode_text import replace_lone_surrogates
 from orchestration.wire_capture import current_capture
@@ -96,6 +97,7 @@ class Transport:
             timeout=httpx.Timeout(connect=config.connect_timeout, read=config.idle_timeout, write=30.0,
                                   pool=10.0),
             follow_redirects=False,
+            verify=tls_verify(config.base_url),
         )
         self._sleep = sleep
 

@@ -18,6 +18,13 @@ What each start may not import, and why it is heavy or not needed yet:
   read and written over the sqlite3 module (app/storage/connection.py). Nor httpx: it loads with the first
   provider client, page fetch or search (orchestration/providers/transport.py, tools/web), and local-server
   discovery probes loopback without it.
+- ``parley tools list`` also opens no connection and reads no key, so it loads no HTTP client (httpx), keyring,
+  database, event models (orchestration.events, .messages, .engine), regex engine (``regex``, for
+  search_files' first search) or asyncio (no MCP server to wait for); reading the settings loads none of the
+  tools (tools.files.*) or event models.
+- ``parley chat`` to a provider on loopback: no MCP SDK, extraction, search backend or numpy, neither the MCP
+  manager nor the built-in engine's adapter (no MCP server is configured, the provider is not the built-in one),
+  and not json_repair (loaded when a model first sends broken tool arguments) or regex.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.loopback import LoopbackServer, Response
+
 REPO = Path(__file__).resolve().parents[2]
 
 EXTRACTION = ("lxml", "readability", "markdownify")
@@ -41,6 +50,11 @@ FIRST_FRAME = (*ON_DEMAND, "sqlite_utils", "keyring", "httpx", "pydantic", "pygm
 VERSION = (*FIRST_FRAME, "PySide6", "qasync")
 
 REPORT = "import json, sys; print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))"
+REPORT_MODULES = "import json, sys; print(json.dumps(sorted(sys.modules)))"
+TOOLS_LIST = (*ON_DEMAND, "click", "httpx", "keyring", "sqlite_utils", "regex", "asyncio")
+EVENT_MODELS = ("orchestration.events", "orchestration.messages", "orchestration.engine")
+FILE_TOOLS = ("tools.files.read_file", "tools.files.edit_file", "tools.files.search_files", "regex")
+CHAT_NOT_NEEDED = ("tools.mcp.manager", "app.engine.adapter", "json_repair", "regex")
 
 WINDOW = r"""
 import json, sys, threading
@@ -81,9 +95,9 @@ def _run(code: str, tmp_path: Path, *args: str) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def _cli_modules(tmp_path: Path, *argv: str) -> set[str]:
+def _cli_modules(tmp_path: Path, *argv: str, report: str = REPORT) -> set[str]:
     code = ("import contextlib, io, sys\nfrom app.cli.entry import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n    main(sys.argv[1:])\n" + REPORT)
+            "with contextlib.redirect_stdout(io.StringIO()):\n    main(sys.argv[1:])\n" + report)
     return set(json.loads(_run(code, tmp_path, *argv)))
 
 
@@ -97,6 +111,30 @@ def test_version_imports_nothing_heavy(tmp_path):
 
 def test_tools_list_without_mcp_servers_loads_no_mcp_sdk_extraction_or_search_backend(tmp_path):
     assert _loaded(_cli_modules(tmp_path, "tools", "list"), (*ON_DEMAND, "click")) == []
+
+
+def test_tools_list_loads_no_http_client_keyring_database_or_event_models(tmp_path):
+    modules = _cli_modules(tmp_path, "tools", "list", report=REPORT_MODULES)
+    assert _loaded({m.split(".")[0] for m in modules}, TOOLS_LIST) == []
+    assert _loaded(modules, EVENT_MODELS) == []
+
+
+def test_reading_the_settings_loads_no_tool_or_event_models(tmp_path):
+    code = ("from app.paths import resolve_paths\nfrom app.settings import load_settings\n"
+            "load_settings(resolve_paths().settings)\n" + REPORT_MODULES)
+    modules = set(json.loads(_run(code, tmp_path)))
+    assert _loaded(modules, (*EVENT_MODELS, *FILE_TOOLS, "httpx")) == []
+
+
+def test_chat_to_a_loopback_provider_loads_no_mcp_manager_or_engine_adapter(tmp_path: Path,
+                                                                                     loopback: LoopbackServer):
+    loopback.add("POST", "/v1/chat/completions", Response.sse(
+        [{"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}], done=True))
+    modules = _cli_modules(tmp_path, "chat", "--base-url", loopback.url + "/v1", "--model", "m", "hello",
+                           report=REPORT_MODULES)
+    assert loopback.count == 1, "the chat never reached the server"
+    assert _loaded({m.split(".")[0] for m in modules}, ON_DEMAND) == []
+    assert _loaded(modules, CHAT_NOT_NEEDED) == []
 
 
 @pytest.mark.parametrize("argv", [("history", "list"), ("providers", "list"), ("keys", "--help")])

@@ -58,3 +58,25 @@ def test_the_trace_of_a_stored_run_keeps_what_it_could_read_and_carries_the_note
     assert trace.calls[0].response()["text"] == "Otters float." and trace.finish_reason == "stop"
     assert trace.unread_note is not None and "tool_result" in trace.unread_note
     assert all(not isinstance(e, dict) for e in trace.events)
+
+
+def test_a_newer_minor_version_reads_and_its_new_fields_are_ignored():
+    stored = [{**event, "v": "1.5", "citations": ["https://otters.example/"]} for event in stored_run()]
+    stored.insert(2, {**stored[1], "type": "citation", "seq": 50})
+    read = read_stored(stored)
+    assert [type(e) for e in read.events] == [RunStarted, ContentDelta, ContentDelta, Done]
+    assert [e.v for e in read.events] == ["1.5"] * 4  # the stamp is kept as stored
+    assert "".join(e.content for e in read.events if isinstance(e, ContentDelta)) == "Otters float."
+    assert dict(read.newer) == {"citation": 1} and not read.newer_major and not read.unreadable
+
+
+def test_a_newer_major_version_is_counted_by_version_and_a_malformed_one_is_unreadable():
+    stored = stored_run()
+    stored[1] = {**stored[1], "v": "2.0"}
+    stored[2] = {**stored[2], "v": "one.five"}
+    read = read_stored(stored)
+    assert [type(e) for e in read.events] == [RunStarted, Done]
+    assert dict(read.newer_major) == {"2.0": 1} and dict(read.unreadable) == {"content": 1}
+    assert read.note() == ("Part of this run is not shown: 1 saved event written under run event contract 2.0, "
+                           "which this version of Parley (contract 1.4) cannot read (saved by a newer version) and "
+                           "1 saved event that could not be read (content). Everything else is.")

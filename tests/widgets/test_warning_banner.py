@@ -94,9 +94,12 @@ def test_a_new_run_replaces_the_previous_runs_warnings(qtbot, banner):
     assert banner.messages() == ["second run"]
 
 
-def test_stored_warnings_of_a_reopened_run_show_again(qtbot, banner):
-    banner.show_stored("run-7", [("TOOL_CLAMP", "clamped"), ("TOOL_CLAMP", "clamped again"),
-                                 ("MAX_ITERATIONS", "stopped")])
-    assert not banner.isHidden() and banner.messages() == ["clamped", "stopped"]
-    banner.show_stored(None, [])  # another conversation without warnings
+def test_clear_hides_the_warnings_and_forgets_the_run(qtbot, banner):
+    run = RunScript("run-7")
+    banner.handle_event(run.started())
+    banner.handle_event(run.warning("TOOL_CLAMP", "clamped"))
+    banner.clear()  # another conversation is shown
     assert banner.isHidden() and banner.messages() == []
+    replayed = RunScript("run-8")  # that conversation's stored run, replayed without its run_started
+    banner.handle_event(replayed.warning("TOOL_CLAMP", "clamped there too"))
+    assert not banner.isHidden() and banner.messages() == ["clamped there too"]

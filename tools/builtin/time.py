@@ -14,7 +14,6 @@ cannot be read.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import functools
 import os
 from datetime import UTC, datetime, tzinfo
@@ -52,6 +51,8 @@ def _known_zones() -> dict[str, str]:
 
 def _suggestions(text: str) -> list[str]:
     """Up to three known zones that look like what was meant ('paris' -> 'Europe/Paris')."""
+    import difflib  # only for a zone the model got wrong, not at every start
+
     known = _known_zones()
     wanted = text.strip().lower().replace(" ", "_")
     by_city = sorted(key for lower, key in known.items() if lower.rsplit("/", 1)[-1] == wanted)

@@ -10,13 +10,29 @@ the settings stays cheap (issue 17).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from tools.files.settings import WorkspaceSettings
-from tools.files.workspace import PathRefused, Workspace
+import importlib
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from tools.files.settings import WorkspaceSettings
+    from tools.files.workspace import PathRefused, Workspace
     from tools.registry import Tool
+
+# The names load on first use (PEP 562): the settings model (tools.files.settings, which app/settings embeds) and
+# the tool-name lists are read on every start, the tools themselves (with regex and their argument models) only
+# when a registry is built.
+_HOMES = {"WorkspaceSettings": "tools.files.settings", "PathRefused": "tools.files.workspace",
+          "Workspace": "tools.files.workspace"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'tools.files' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "READ_TOOLS",
@@ -47,6 +63,7 @@ def described_workspace_tools(settings: WorkspaceSettings) -> list[Tool]:
     from tools.files.list_directory import list_directory_tool
     from tools.files.read_file import read_file_tool
     from tools.files.search_files import search_files_tool
+    from tools.files.workspace import Workspace
     from tools.files.write_file import write_file_tool
 
     workspace = Workspace(settings.folders)

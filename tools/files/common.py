@@ -4,7 +4,6 @@ blocking file work off the event loop.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -25,6 +24,8 @@ async def run_file_work(work: Callable[[], ToolOutput], stop: threading.Event | 
     A thread cannot be killed, so when the caller gives up (a timeout, a cancelled run) ``stop`` is set for
     ``work`` to notice and end early; otherwise the thread would run on, and keep the process from exiting.
     """
+    import asyncio  # loaded with the run's event loop, not when the tools are built or listed
+
     try:
         return await asyncio.to_thread(work)
     except asyncio.CancelledError:

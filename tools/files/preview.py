@@ -7,7 +7,6 @@ showing a diff.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 from tools.files.common import FileToolError
@@ -22,5 +21,7 @@ async def preview_or_refusal(work: Callable[[], str]) -> str:
             return f"This call will fail: {exc}"
         except OSError as exc:
             return f"This call will fail: {exc.filename or 'the file'}: {exc.strerror or exc}."
+
+    import asyncio  # loaded with the run's event loop, not when the tools are built or listed
 
     return await asyncio.to_thread(guarded)

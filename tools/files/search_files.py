@@ -23,9 +23,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import regex
 from pydantic import BaseModel, Field, field_validator
 from pydantic_core import PydanticCustomError
 
@@ -35,6 +34,9 @@ from tools.files.settings import WorkspaceSettings
 from tools.files.text import decode_line, looks_binary, read_sample
 from tools.files.workspace import Workspace, WorkspaceFolder
 from tools.registry import Tool
+
+if TYPE_CHECKING:  # the regex package loads at the first search, not when the tool is built or listed
+    import regex
 
 NAME = "search_files"
 MAX_PATTERN_CHARS = 200
@@ -110,6 +112,8 @@ class _Search:
 
 
 def _pattern(arguments: SearchFilesArguments) -> regex.Pattern[str]:
+    import regex
+
     flags = regex.VERSION0 if arguments.case_sensitive else regex.VERSION0 | regex.IGNORECASE
     source = arguments.query if arguments.regex else regex.escape(arguments.query)
     try:

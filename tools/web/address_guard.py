@@ -21,7 +21,6 @@ while the ``Host`` header and the TLS server name stay the original name), so no
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import socket
 from collections.abc import Awaitable, Callable, Iterable
@@ -50,6 +49,8 @@ class ResolutionFailed(Exception):
 
 async def system_resolver(host: str, port: int) -> list[str]:
     """The host's addresses from the operating system's resolver, in its order of preference."""
+    import asyncio  # loaded with the run's event loop, not when the tools are built or listed
+
     loop = asyncio.get_running_loop()
     infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(str(info[4][0]).split("%", 1)[0] for info in infos))

@@ -21,7 +21,6 @@ search-results pane, which lists fetched pages as "read".
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import time
 from collections.abc import Callable
@@ -269,6 +268,8 @@ class WebFetch:
                 raise FetchFailed(f"{url} has no Content-Type and does not look like text; web_fetch reads only "
                                   f"{READABLE_TYPES}.")
             media_type = "text/html" if kind == "html" else "text/plain"
+        import asyncio  # loaded with the run's event loop, not when the tools are built or listed
+
         from tools.web.extract import extract  # lxml, readability and markdownify load on the first fetch
 
         page = await asyncio.to_thread(extract, kind, bytes(body), _charset(content_type), str(url))
@@ -305,6 +306,8 @@ class WebFetch:
         cached = self.cache.get(key)
         if cached is not None:
             return cached, True
+        import asyncio
+
         try:
             async with asyncio.timeout(self.settings.timeout):
                 page = await self._fetch(url)

@@ -11,10 +11,9 @@ later identical search can try again.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, field_validator
 from pydantic_core import PydanticCustomError
@@ -26,6 +25,9 @@ from tools.web.backends.http import key_hint
 from tools.web.cache import TTLCache
 from tools.web.search_types import SearchBackend, SearchError, SearchHit, SearchQuery, TimeRange
 from tools.web.settings import MAX_RESULT_COUNT, SearchSettings
+
+if TYPE_CHECKING:
+    import asyncio
 
 NAME = "web_search"
 MAX_QUERY_CHARS = 400  # Tavily's advice for its queries; longer texts are not search queries
@@ -137,6 +139,8 @@ class WebSearch:
                           data=self._data(query.text, hits)), True
 
     async def __call__(self, arguments: WebSearchArguments, context: ToolContext) -> ToolOutput:
+        import asyncio  # loaded with the run's event loop, not when the tools are built or listed
+
         query = SearchQuery(text=arguments.query, count=arguments.count or self.settings.result_count,
                             time_range=arguments.time_range, domains=tuple(arguments.domains or ()),
                             safe_search=self.settings.safe_search)

@@ -118,3 +118,19 @@ def test_corrupt_database_is_named_and_untouched(cli):
 def test_continue_is_refused_without_a_conversation_or_with_a_prompt(cli, argv, message):
     result = cli(*argv)
     assert result.code == 2 and message in result.err
+
+
+def test_import_of_an_export_a_newer_version_made_names_what_it_left_out(cli, saved, tmp_path):
+    target = tmp_path / "math.json"
+    assert cli("export", str(saved["math"]), "--format", "json", "-o", str(target)).code == 0
+    document = json.loads(target.read_text())
+    document["runs"][0]["carbon_g"] = 0.4  # a field a newer version added within format version 2
+    target.write_text(json.dumps(document))
+    imported = cli("import", str(target))
+    assert imported.code == 0 and "Imported 3 messages as conversation" in imported.out
+    assert imported.err.strip() == ("Left out 1 field this version of Parley does not know (the file was made by a "
+                                    "newer version): runs[].carbon_g.")
+    document["version"] = 3
+    target.write_text(json.dumps(document))
+    refused = cli("import", str(target))
+    assert refused.code == 1 and "exported by a newer version of Parley (export format version 3)" in refused.err

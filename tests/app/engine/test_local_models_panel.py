@@ -207,3 +207,32 @@ def test_the_log_view_follows_the_engine_log_while_shown(qtbot, session: Session
     log.write_text("".join(f"line {n}\n" for n in range(100)) + "llama_model_load: loaded meta data\n")
     qtbot.waitUntil(lambda: tab.log_view.toPlainText().endswith("loaded meta data"), timeout=10_000)
     assert tab.log_view.toPlainText().count("\n") == 39  # the last 40 lines
+
+
+def test_a_file_the_user_adds_shows_its_metadata_at_once(qtbot, session: Session, tmp_path: Path) -> None:
+    """The check that accepts the file reads its header; the row shows that read at once instead of waiting for a
+    child to read it after the demo model."""
+    model = write_gguf(tmp_path / "Mine-Q4_K_M.gguf", context_length=16384, license="mit")
+    tab, panel = make_panel(qtbot, session)
+    assert panel._reader is not None and panel._reader.running()  # the demo model's read, in a child
+    tab.add_requested.emit(str(model))
+    assert row_cells(tab, "mine-q4_k_m")[2:] == ["Q4_K_M", "16,384", "mit"]  # no waiting
+
+
+def test_files_the_user_added_are_read_before_the_demo_model(qtbot, session: Session, tmp_path: Path) -> None:
+    from app.engine.settings import LocalModel
+
+    model = write_gguf(tmp_path / "mine.gguf")
+    session.settings.engine.models = [LocalModel(name="mine", path=str(model))]  # no metadata cached for it
+    tab, panel = make_panel(qtbot, session)
+    assert panel._reader is not None and panel._reader.process.arguments()[-1] == str(model)
+    qtbot.waitUntil(lambda: row_cells(tab, "mine")[2] == "Q4_K_M", timeout=10_000)
+
+
+def test_closing_twice_does_nothing_the_second_time(qtbot, session: Session) -> None:
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    _tab, panel = make_panel(qtbot, session)
+    panel.close()
+    QCoreApplication.sendPostedEvents(panel, QEvent.Type.DeferredDelete)  # the panel is gone
+    panel.close()  # as the dialog's finished signal may do again; and the autouse fixture does

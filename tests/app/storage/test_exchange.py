@@ -13,6 +13,7 @@ from app.storage.exchange import (
     import_conversation,
     read_export,
 )
+from app.storage.export_fields import FIELD_CHARS, FIELDS_SHOWN, ignored_fields, ignored_note
 from app.storage.markdown import export_markdown, fence
 from app.storage.run_recorder import RunRecorder
 from orchestration.events import (
@@ -168,6 +169,24 @@ def test_an_import_file_nested_too_deep_is_refused_naming_the_limit(history, tmp
         read_export(path)
     assert f"{path} is nested more than 100 levels deep, over the limit of 100 for JSON" in str(caught.value)
     assert history.list_conversations() == []
+
+
+def test_left_out_fields_are_counted_by_place_and_the_note_names_a_few_cut_short(history, conversation, tmp_path):
+    document = json.loads(export_json(history, conversation))
+    long_name = "y" * (FIELD_CHARS + 5)
+    for n in range(FIELDS_SHOWN + 1):
+        document["conversation"][f"new_{n}"] = n
+    document["messages"][0]["tool_calls"] = [{"call_id": "c", "name": "calculate", "arguments": "{}", "text_offset": 0,
+                                              "output": {"status": "ok", "content": "1", long_name: True}}]
+    path = tmp_path / "newer.json"
+    path.write_text(json.dumps(document))
+    read = read_export(path)
+    found = ignored_fields(read)
+    assert found[f"messages[].tool_calls[].output.{long_name}"] == 1 and found["conversation.new_0"] == 1
+    note = ignored_note(read) or ""
+    assert note.startswith(f"Left out {FIELDS_SHOWN + 2} fields") and note.endswith(" and 2 more.")
+    assert long_name not in note
+    assert ignored_note(export_conversation(history, conversation)) is None  # this version's own: nothing left out
 
 
 def test_every_chat_setting_and_each_runs_cost_survive_export_and_import(history, conversation, tmp_path):

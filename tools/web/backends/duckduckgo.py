@@ -12,7 +12,6 @@ with the same ``text()`` signature and check the arguments and the mapping at th
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -61,6 +60,8 @@ class DuckDuckGoBackend:
     async def search(self, query: SearchQuery, key: str | None) -> list[SearchHit]:
         library_error, rate_limited, timed_out = _exception_types()
         try:
+            import asyncio  # loaded with the run's event loop, not when the tools are built or listed
+
             rows = await asyncio.to_thread(self._search_blocking, query)
         except rate_limited as exc:
             raise SearchError("quota", f"DuckDuckGo is rate limiting these searches ({exc}). Do not repeat this "

@@ -1,0 +1,42 @@
+"""A CLI command builds its pydantic models without searching every installed package for pydantic plugins
+(app/pydantic_plugins.py): the search is an entry-point scan at each start."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+# importlib.metadata.entry_points wrapped before pydantic binds it, recording the groups asked for.
+SCRIPT = r"""
+import contextlib, io, json, sys
+import importlib.metadata as metadata
+groups = []
+real = metadata.entry_points
+def recording(**params):
+    groups.append(params.get("group"))
+    return real(**params)
+metadata.entry_points = recording
+from app.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(sys.argv[1:])
+import pydantic
+class Model(pydantic.BaseModel):
+    x: int = 1
+print(json.dumps({"code": code, "groups": groups, "valid": Model(x=2).x}))
+"""
+
+
+def test_tools_list_builds_its_models_without_a_pydantic_plugin_search(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PARLEY_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", SCRIPT, "tools", "list"], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["code"] == 0
+    assert "pydantic" not in seen["groups"]
+    assert seen["valid"] == 2  # models still build and validate
