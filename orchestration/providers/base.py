@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Callable, Iterator
-from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from orchestration.accumulate import ResponseAccumulator
@@ -213,14 +212,11 @@ class HTTPChatAdapter:
             reader.secrets = self.transport.secrets()
             head = bytearray()
             try:
-                # aclosing: a frame the reader refuses closes the body here, in this task; left to the garbage
-                # collector, httpcore's stream reports "ignored GeneratorExit" from another task
-                async with aclosing(self.transport.iter_bytes(response)) as chunks:
-                    async for chunk in chunks:
-                        if not reader.frames and len(head) < UNFRAMED_BODY_KEPT:
-                            head += chunk[:UNFRAMED_BODY_KEPT - len(head)]
-                        for provider_event in reader.feed(decoder, chunk):
-                            yield provider_event
+                async for chunk in self.transport.iter_bytes(response):
+                    if not reader.frames and len(head) < UNFRAMED_BODY_KEPT:
+                        head += chunk[:UNFRAMED_BODY_KEPT - len(head)]
+                    for provider_event in reader.feed(decoder, chunk):
+                        yield provider_event
                 for provider_event in reader.close(decoder, bytes(head)):
                     yield provider_event
                 closing = reader.end()  # yielded once the response is closed

@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from contextlib import aclosing, asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from orchestration.bounded_json import JSONLimitError, loads_bounded
@@ -182,7 +182,7 @@ class Transport:
                 raise _with_attempts(error, attempt)
             await self._sleep(backoff_delay(attempt, error.retry_after, self.config.retry_cap))
 
-    async def iter_bytes(self, response: httpx.Response) -> AsyncGenerator[bytes, None]:
+    async def iter_bytes(self, response: httpx.Response) -> AsyncIterator[bytes]:
         """The body, with network failures and idle timeouts converted."""
         import httpx  # loaded by __init__
 
@@ -205,12 +205,11 @@ class Transport:
         """A whole (non-streamed) body, refused with ``ResponseTooLargeError`` as soon as it passes ``limit``."""
         chunks: list[bytes] = []
         size = 0
-        async with aclosing(self.iter_bytes(response)) as body:  # closed in this task also when refused
-            async for chunk in body:
-                size += len(chunk)
-                if size > limit:
-                    raise answer_too_large(self.name, limit)
-                chunks.append(chunk)
+        async for chunk in self.iter_bytes(response):
+            size += len(chunk)
+            if size > limit:
+                raise answer_too_large(self.name, limit)
+            chunks.append(chunk)
         return b"".join(chunks)
 
     async def request_json(self, method: str, path: str, payload: dict[str, Any] | None = None) -> Any:
