@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, assert_never
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
     QLabel,
     QMainWindow,
     QPushButton,
@@ -357,8 +358,12 @@ class MainWindow(QMainWindow):
 
     def toggle_inspector(self) -> None:
         if self.inspector.isVisible():
+            focused = QApplication.focusWidget()
+            had_focus = focused is not None and self.inspector.isAncestorOf(focused)
             self.inspector.hide()
             self._give_back_drawer_room()
+            if had_focus:  # else Qt passes it on to the New chat button, and a typed space starts a new chat
+                self.composer.input_widget().setFocus()
             return
         self._open_drawer()
         self.inspector.raise_()
