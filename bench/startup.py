@@ -166,21 +166,28 @@ def _sse_chunk(content: str) -> bytes:
     return b"data: " + delta.encode() + b"\n\n"
 
 
-def fill_long_conversation(home: Path, messages: int) -> None:
-    """One more conversation (the newest, so the list's top row) of ``messages`` messages: questions and
-    markdown answers of about 1,500 characters."""
+def _write_history(home: Path, body: str) -> None:
+    """Runs ``body`` (Python lines using ``history``, the History under ``home``, open) in a child process, so
+    the benchmark itself never imports the app it times; the history is closed after it."""
     env = {**os.environ, "PARLEY_HOME": str(home), "PYTHONPATH": str(REPO)}
     script = (
         "from app.paths import resolve_paths\n"
         "from app.storage import History\n"
         "history = History.open(resolve_paths().database)\n"
+        + body +
+        "history.close()\n")
+    subprocess.run([sys.executable, "-c", script], env=env, check=True, cwd=REPO)
+
+
+def fill_long_conversation(home: Path, messages: int) -> None:
+    """One more conversation (the newest, so the list's top row) of ``messages`` messages: questions and
+    markdown answers of about 1,500 characters."""
+    _write_history(home, (
         "c = history.create_conversation('A long conversation')\n"
         f"for i in range({messages} // 2):\n"
         "    history.add_message(c, 'user', f'Question {i}: how does part {i} of the system work?')\n"
         "    history.add_message(c, 'assistant', f'## Part {i}\\n\\n' + 'It works by **reading** the rows, then "
-        "`writing` them back. ' * 12 + '\\n\\n- first\\n- second\\n\\n```python\\nprint(' + str(i) + ')\\n```\\n')\n"
-        "history.close()\n")
-    subprocess.run([sys.executable, "-c", script], env=env, check=True, cwd=REPO)
+        "`writing` them back. ' * 12 + '\\n\\n- first\\n- second\\n\\n```python\\nprint(' + str(i) + ')\\n```\\n')\n"))
 
 
 class _LoopbackServer:
@@ -252,19 +259,12 @@ class StreamingServer(_LoopbackServer):
 
 def fill_history(home: Path, conversations: int) -> None:
     """A history of ``conversations`` conversations (a question and an answer each) under ``home``."""
-    env = {**os.environ, "PARLEY_HOME": str(home), "PYTHONPATH": str(REPO)}
-    script = (
-        "import sys\n"
-        "from app.paths import resolve_paths\n"
-        "from app.storage import History\n"
-        "history = History.open(resolve_paths().database)\n"
+    _write_history(home, (
         "history.db.execute('PRAGMA synchronous=OFF')\n"
         f"for i in range({conversations}):\n"
         "    c = history.create_conversation(f'Conversation {i} about topic {i % 37}')\n"
         "    history.add_message(c, 'user', f'Question {i}: what about topic {i % 37}?')\n"
-        "    history.add_message(c, 'assistant', f'An answer about topic {i % 37}. ' * 20)\n"
-        "history.close()\n")
-    subprocess.run([sys.executable, "-c", script], env=env, check=True, cwd=REPO)
+        "    history.add_message(c, 'assistant', f'An answer about topic {i % 37}. ' * 20)\n"))
 
 
 def start_xvfb() -> tuple[subprocess.Popen[bytes], str]:
