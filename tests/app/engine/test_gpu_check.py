@@ -62,6 +62,7 @@ def test_the_tab_asks_a_child_and_llama_cpp_stays_out_of_the_window(qtbot, qasyn
     expected = truth()
     session, dialog, panel = open_tab(qtbot, parley_home)
     try:
+        assert llama_modules() == [], "opening the tab loaded llama.cpp into the window's process"
         note = panel.tab.tuning.gpu_note
         assert note.text() == f"0 to 999 (999: all); {GPU_CHECKING}"
         assert panel.tab.tuning.gpu_layers.isEnabled() and panel.tab.tuning.context.isEnabled()
