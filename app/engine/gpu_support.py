@@ -5,12 +5,12 @@ takes a quarter of a second or more; the window must not pay that, so the metada
 (``worker_main gpu``, driven by app/engine/gpu_check.py) and this module keeps the answer. The answer is stored
 in ``gpu_support.json`` in the data folder, keyed by the installed ``llama-cpp-python`` version and the size and
 modification time of its ``libllama`` (a rebuild with GPU support at the same version changes those), so a later
-session reads it instead of starting a child. Finding the key imports nothing from llama.cpp.
+session reads it instead of starting a child. Finding the key imports nothing from llama.cpp (nor
+importlib.metadata) and takes about a millisecond.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import json
 import logging
@@ -38,11 +38,8 @@ def build_key() -> str | None:
     spec = importlib.util.find_spec("llama_cpp")  # a top-level package: found, not imported
     if spec is None or not spec.submodule_search_locations:
         return None
-    try:
-        version = importlib.metadata.version(DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        version = "unknown"
     folder = Path(next(iter(spec.submodule_search_locations)))
+    version = _version(folder.parent)
     libraries = sorted((folder / "lib").glob("libllama*")) or sorted(folder.glob("libllama*"))
     stamp = "no-libllama"
     for library in libraries:
@@ -53,6 +50,22 @@ def build_key() -> str | None:
         stamp = f"{stat.st_size}|{stat.st_mtime_ns}"
         break
     return f"{version}|{folder}|{stamp}"
+
+
+def _version(site: Path) -> str:
+    """The installed version from its dist-info next to the package; read here rather than through
+    importlib.metadata, whose import alone took ~38 ms of the window's thread (it brings the email parser)."""
+    for info in sorted(site.glob(f"{DISTRIBUTION}-*.dist-info")):
+        try:
+            with (info / "METADATA").open(encoding="utf-8") as handle:
+                for line in handle:
+                    if line.startswith("Version:"):
+                        return line.removeprefix("Version:").strip()
+                    if not line.strip():
+                        break  # the headers ended
+        except OSError:
+            continue
+    return "unknown"
 
 
 def read_cached(data_dir: Path, key: str) -> bool | None:
