@@ -92,8 +92,8 @@ def _add(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _key_state(name: str) -> str:
-    store = secret_store()
+def _key_state(args: argparse.Namespace, name: str) -> str:
+    store = secret_store(args)
     if not store.status(probe=False).usable:
         return "keyring unavailable"
     try:
@@ -105,7 +105,7 @@ def _key_state(name: str) -> str:
 def _list(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     rows = [{"id": p.id, "kind": p.kind, "preset": p.preset, "base_url": p.base_url, "default_model": p.default_model,
-             "default": p.id == settings.default_provider, "key": _key_state(p.id)} for p in settings.providers]
+             "default": p.id == settings.default_provider, "key": _key_state(args, p.id)} for p in settings.providers]
     if args.json:
         print(json.dumps(rows, indent=2))
         return EXIT_OK
