@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from widgets.form_errors import error_label
+from widgets.preferences_engine_tuning import EngineTuningBox
 from widgets.safe_text import plain_label, set_plain_text
 
 COLUMNS = ("Name", "Size", "Quantization", "Context", "License")
@@ -139,6 +140,8 @@ class LocalModelsTab(QWidget):
         layout.addLayout(actions)
         layout.addWidget(self._download_box(choices))
         layout.addWidget(self._engine_box())
+        self.tuning = EngineTuningBox()  # context, threads, GPU layers, idle stop (app/engine/tuning_panel.py)
+        layout.addWidget(self.tuning)
         self.set_rows(rows)
 
     # --- building -----------------------------------------------------------------------------------

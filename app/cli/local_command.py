@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.cli import local_download_command
+from app.cli import local_download_command, local_settings_command
 from app.cli.cli_common import EXIT_ERROR, EXIT_OK, UsageError
 from app.cli.cli_context import paths_from_args, settings_from_args
 from app.engine import library, memory
@@ -40,6 +40,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                                   description="Download a GGUF model from Hugging Face (HF_ENDPOINT) into the data "
                                               "folder and add it; Ctrl+C stops, the same command continues.")
     local_download_command.add_arguments(download)
+    shown = actions.add_parser("settings", parents=parents, help="the engine's context, threads, GPU layers and "
+                                                                 "idle stop, with their limits")
+    set_ = actions.add_parser("set", parents=parents, help="set context, threads, gpu-layers or idle-stop",
+                              description="Set one engine setting, checked against its limit (`parley local "
+                                          "settings` lists them), e.g. `parley local set context 8192`.")
+    local_settings_command.add_arguments(shown, set_)
 
 
 def run_local(args: argparse.Namespace) -> int:
@@ -48,6 +54,10 @@ def run_local(args: argparse.Namespace) -> int:
         return _list(args)
     if action == "download":
         return local_download_command.run_download(args)
+    if action == "settings":
+        return local_settings_command.run_settings(args)
+    if action == "set":
+        return local_settings_command.run_set(args)
     settings = settings_from_args(args)
     engine = settings.engine
     if action == "add":

@@ -4,7 +4,9 @@ The first model call of a run waits for the engine (``BuiltinEngine.in_use``) an
 ``OpenAIChatAdapter`` bound to the engine's loopback URL, so the loop, the inspector's wire capture and every
 quirk of the ``builtin`` preset apply unchanged. An engine that cannot start, or dies during the answer, is an
 ``EngineError`` (a ``ProviderError``, so the loop ends the run with an ``error`` event and keeps the partial
-answer) whose message says what happened and what to do.
+answer) whose message says what happened and what to do. The adapter lives for one run (``run_loop`` closes
+it): it holds the engine from its first model call to ``aclose`` (``begin_run``/``end_run``), so settings
+changed meanwhile restart the engine after the answer, not between its model calls.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class BuiltinAdapter:
         self.engine = engine
         self.config = config
         self._inner: OpenAIChatAdapter | None = None
+        self._holding = False
 
     @property
     def provider_name(self) -> str:
@@ -50,6 +53,9 @@ class BuiltinAdapter:
         return self._inner
 
     async def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
+        if not self._holding:
+            self._holding = True
+            self.engine.begin_run()
         try:
             session = self.engine.in_use(request.model)
             base_url = await session.__aenter__()
@@ -72,6 +78,9 @@ class BuiltinAdapter:
             await session.__aexit__(None, None, None)
 
     async def aclose(self) -> None:
+        if self._holding:
+            self._holding = False
+            self.engine.end_run()
         if self._inner is not None:
             await self._inner.aclose()
             self._inner = None

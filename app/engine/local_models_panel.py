@@ -21,8 +21,9 @@ from PySide6.QtCore import QObject, QTimer
 
 from app.engine import catalog, download, gguf_info, library, memory
 from app.engine.child_job import ChildJob
-from app.engine.manager import BuiltinEngine, EngineStatus
+from app.engine.manager import Applied, BuiltinEngine, EngineStatus
 from app.engine.settings import EngineSettings
+from app.engine.tuning_panel import TuningPanel
 from app.settings import Settings, SettingsError, save_settings
 from widgets.preferences_local_models import DownloadChoice, LocalModelsTab, ModelRow
 
@@ -80,6 +81,7 @@ class LocalModelsPanel(QObject):
         tab.restart_requested.connect(self.restart)
         session.engine.add_listener(self.show_engine)
         tab.destroyed.connect(self._tab_gone)
+        self.tuning = TuningPanel(session.engine, tab.tuning, self.engine_settings, self.cache, self._commit)
         self.refresh()
         self.show_engine(session.engine.status)
 
@@ -87,6 +89,7 @@ class LocalModelsPanel(QObject):
         self.closed = True  # nothing more is shown; close() still stops the children
         self.log_timer.stop()
         self.session.engine.remove_listener(self.show_engine)
+        self.tuning.close()
 
     def close(self) -> None:
         """The dialog closed: stop the children (a download's part file stays) and stop listening."""
@@ -95,6 +98,7 @@ class LocalModelsPanel(QObject):
         self.closed = self._shut = True  # a reader ending below must not start the next one
         self.log_timer.stop()
         self.session.engine.remove_listener(self.show_engine)
+        self.tuning.close()
         for job in (self.downloader, self._reader):
             if job is not None and job.running():
                 job.stop()
@@ -140,6 +144,7 @@ class LocalModelsPanel(QObject):
     def refresh(self) -> None:
         if not self.closed:
             self.tab.set_rows(self.rows())
+            self.tuning.refresh()  # the default model's trained context bounds the context size
 
     def _read_in_background(self, paths: list[Path]) -> None:
         """One child at a time reads the next unread file's metadata (``worker_main info``)."""
@@ -163,16 +168,17 @@ class LocalModelsPanel(QObject):
         self._reader = ChildJob(self, ["info", str(path)], message, ended)
 
     # --- library changes, saved at once --------------------------------------------------------------
-    def _commit(self, engine: EngineSettings) -> None:
+    def _commit(self, engine: EngineSettings) -> Applied:
         session = self.session
         session.settings = session.settings.model_copy(update={"engine": engine})
-        session.engine.settings = engine
+        applied = session.engine.apply_settings(engine)
         try:
             save_settings(session.settings, session.settings_path)
         except SettingsError as problem:
             self.tab.show_problem(f"{problem} The change applies to this session only.")
         session.refresh_providers()
         self.refresh()
+        return applied
 
     def make_default(self, name: str) -> None:
         engine = self.engine_settings().model_copy(deep=True)

@@ -6,6 +6,12 @@ base URL once the model answers, starting (or restarting with another model) as 
 share one start. Listeners hear each state change (``EngineStatus``) so the window can show progress while the
 model loads; the CLI prints it. A crash is reported on the next ``ensure`` as a clear error and the engine is
 started afresh on the one after (or at once by ``restart``).
+
+Settings changed while it runs (``apply_settings``, from Preferences) reach it at once: a new idle stop applies
+to the running engine's idle watch, and a change the server only reads when it starts (context size, threads,
+GPU layers, the model's file) restarts it with the same model now when no run uses it, or when the last run
+using it ends (``pending_restart``), never under an answer. A run holds the engine from its first model call to
+its end (``begin_run``/``end_run``), so the calls of one tool loop are served by one engine.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ class EngineStatus:
 
 
 Listener = Callable[[EngineStatus], None]
+Applied = Literal["next_start", "restarting", "after_run", "at_once"]
 
 
 class BuiltinEngine:
@@ -55,8 +62,12 @@ class BuiltinEngine:
         self._lock = asyncio.Lock()
         self._listeners: list[Listener] = []
         self._busy = 0
+        self._runs = 0
+        self.pending_restart = False  # settings changed under a run: restart once it ends
+        self._idle_wake = asyncio.Event()
         self._last_used = time.monotonic()
         self._idle_task: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Future[None]] = set()
         atexit.register(self.kill_now)
 
     # --- listeners ----------------------------------------------------------------------------------
@@ -103,8 +114,9 @@ class BuiltinEngine:
             if process is not None and not process.alive() and self.status.phase == "ready":
                 # it died between runs: say so once, and start afresh below
                 log.warning("the built-in engine exited (code %s)", process.exit_code())
-            if process is not None and process.alive() and process.spec.model_name == entry.name:
-                self._last_used = time.monotonic()
+            if process is not None and process.alive() and process.spec.model_name == entry.name \
+                    and (process.spec == self._spec(entry) or self._in_use()):
+                self._last_used = time.monotonic()  # new settings wait for the runs using it to end
                 return process.base_url
             if process is not None:
                 await process.stop()
@@ -122,8 +134,8 @@ class BuiltinEngine:
         except library.ModelFileError as exc:
             self._set(EngineStatus("failed", entry.name, str(exc)))
             raise EngineStartError(str(exc)) from None
-        spec = LaunchSpec(entry.path, entry.name, self.settings.context_size, self.settings.effective_threads(),
-                          self.settings.gpu_layers)
+        spec = self._spec(entry)
+        self.pending_restart = False
         too_big = memory.too_big_warning(entry.path.stat().st_size)
         if too_big:
             log.warning("built-in engine, %s: %s", entry.name, too_big)
@@ -155,6 +167,72 @@ class BuiltinEngine:
             return process.base_url
         raise AssertionError("unreachable")
 
+    def _spec(self, entry: library.ModelEntry) -> LaunchSpec:
+        return LaunchSpec(entry.path, entry.name, self.settings.context_size, self.settings.effective_threads(),
+                          self.settings.gpu_layers)
+
+    def _in_use(self) -> bool:
+        return self._busy > 0 or self._runs > 0
+
+    # --- settings changed while running -------------------------------------------------------------
+    def apply_settings(self, settings: EngineSettings) -> Applied:
+        """Take new settings: ``next_start`` (not running: the next start uses them), ``at_once`` (nothing the
+        server reads at start changed; a new idle stop already applies), ``restarting`` (idle: restarting now
+        with the same model) or ``after_run`` (a run uses it: restarted when the last such run ends)."""
+        idle_changed = settings.idle_stop_minutes != self.settings.idle_stop_minutes
+        self.settings = settings
+        if idle_changed:
+            self._idle_wake.set()
+            self._watch_idle()
+        if not self._stale():
+            self.pending_restart = False
+            return "at_once" if self.running_model is not None else "next_start"
+        if self._in_use():
+            self.pending_restart = True
+            return "after_run"
+        self._restart_soon()
+        return "restarting"
+
+    def _stale(self) -> bool:
+        """The running server was started with settings or a model file the current settings no longer have."""
+        process = self._process
+        if process is None or not process.alive():
+            return False
+        try:
+            entry = library.resolve(self.settings, process.spec.model_name)
+        except library.UnknownModelError:
+            return True  # its model was removed: stopped (restart finds no model and stays stopped)
+        return process.spec != self._spec(entry)
+
+    def _restart_soon(self) -> None:
+        self.pending_restart = True
+        task = asyncio.ensure_future(self._restart_if_stale())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _restart_if_stale(self) -> None:
+        if self._in_use() or not self._stale():
+            self.pending_restart = self._in_use() and self._stale()
+            return
+        model = self.running_model
+        await self.stop()
+        if model is None:
+            return
+        try:
+            await self.ensure(model)
+        except (EngineStartError, library.UnknownModelError) as exc:  # shown by the listeners (status failed)
+            log.warning("the built-in engine did not restart with the new settings: %s", exc)
+
+    def begin_run(self) -> None:
+        """A run is about to make its first model call: keep this engine (and its settings) until ``end_run``."""
+        self._runs += 1
+
+    def end_run(self) -> None:
+        self._runs = max(0, self._runs - 1)
+        self._last_used = time.monotonic()
+        if self.pending_restart and not self._in_use():
+            self._restart_soon()
+
     @contextlib.asynccontextmanager
     async def in_use(self, model: str | None = None) -> AsyncIterator[str]:
         """``async with engine.in_use(model) as base_url``: the engine is not stopped for idleness meanwhile."""
@@ -165,6 +243,8 @@ class BuiltinEngine:
         finally:
             self._busy -= 1
             self._last_used = time.monotonic()
+            if self.pending_restart and not self._in_use():
+                self._restart_soon()
 
     def crashed(self) -> str | None:
         """A message when the engine died while in use (the caller's request failed because of it)."""
@@ -188,19 +268,26 @@ class BuiltinEngine:
 
     # --- stopping -------------------------------------------------------------------------------------
     def _watch_idle(self) -> None:
-        minutes = self.settings.idle_stop_minutes
-        if minutes <= 0 or (self._idle_task is not None and not self._idle_task.done()):
+        if self.settings.idle_stop_minutes <= 0 or self._process is None \
+                or (self._idle_task is not None and not self._idle_task.done()):
             return
-        self._idle_task = asyncio.ensure_future(self._idle_loop(minutes * 60))
+        self._idle_task = asyncio.ensure_future(self._idle_loop())
 
-    async def _idle_loop(self, idle_s: float) -> None:
+    async def _idle_loop(self) -> None:
+        """Stop the engine once it has been unused for the idle stop, read afresh on every wake: a new value
+        from ``apply_settings`` wakes the loop at once (0 ends it)."""
         while self._process is not None and self._process.alive():
+            idle_s = self.settings.idle_stop_minutes * 60
+            if idle_s <= 0:
+                return
             remaining = self._last_used + idle_s - time.monotonic()
-            if self._busy == 0 and remaining <= 0:
+            if not self._in_use() and remaining <= 0:
                 log.info("stopping the built-in engine after %.0f s without a run", idle_s)
                 await self.stop()
                 return
-            await asyncio.sleep(max(remaining, 1.0) if self._busy == 0 else 1.0)
+            self._idle_wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._idle_wake.wait(), max(remaining, 0.05) if not self._in_use() else 1.0)
 
     async def stop(self) -> None:
         async with self._lock:

@@ -368,6 +368,7 @@ class ChatSession(QObject):
             self._rename_mcp_server(settings, old, new)
         mcp_changed = settings.mcp_servers != self.settings.mcp_servers
         self.settings = settings
+        self.engine.apply_settings(settings.engine)  # a restart the engine needs happens now or after the run
         try:
             save_settings(settings, self.settings_path)
         except EnvironmentProblem as problem:
