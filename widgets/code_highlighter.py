@@ -17,8 +17,11 @@ from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QT
 LIGHT_STYLE = "default"
 DARK_STYLE = "monokai"
 MAX_HIGHLIGHTED_LINE = 2_000  # characters; longer lines (minified code) stay plain
-WARM_LANGUAGES = ("python", "javascript", "typescript", "bash", "json", "rust", "go", "c", "cpp", "java", "sql",
-                  "html", "css", "yaml")
+# Built ahead when the first answer begins: Pygments itself (23 ms, 2.0 MB) and the answers' commonest languages
+# (python 29 ms / 1.2 MB, javascript 11 ms / 0.8 MB, the others under 8 ms and 0.1 MB). Any other language's lexer
+# is built at its first code block, a one-off pause of 2 to 45 ms (css 45, sql 20, c 12; java, sql and css
+# 1.1 to 1.2 MB each), measured on this project's 2-core machine (bench/RESULTS.md, issue 17).
+WARM_LANGUAGES = ("python", "javascript", "typescript", "bash", "json")
 WARM_UP_STEP_MS = 20  # between two lexers, so input and painting get their turn
 
 
