@@ -380,8 +380,10 @@ def memory_after_answer(env: dict[str, str], work: Path) -> dict[str, float]:
 
 
 def scroll_list(env: dict[str, str], rows: int) -> dict[str, object]:
-    out = subprocess.run([sys.executable, "-c", SCROLL_LIST, str(rows)], env=env, cwd=REPO, check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", SCROLL_LIST, str(rows)], env=env, cwd=REPO, capture_output=True,
+                         text=True)
+    if out.returncode != 0:  # the child's own error, not only its exit status
+        raise RuntimeError(f"the list benchmark failed (exit {out.returncode}): {out.stderr[-3000:]}")
     return json.loads(out.stdout)
 
 

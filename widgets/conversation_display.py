@@ -35,7 +35,9 @@ def show_state(window: MainWindow, state: ConversationState, messages: list[Chat
     else:
         chat.set_messages(messages)
     window.reasoning_pane.clear()
-    window.search_pane.clear()
+    search = window.built_search_pane()  # a pane not built yet has nothing to clear; the first event builds it
+    if search is not None:
+        search.clear()
     window.banner.clear()
     window.reasoning_pane.expect_reasoning(state.running and state.expect_reasoning)
     for event in coalesced(state.events):
@@ -49,7 +51,7 @@ def show_state(window: MainWindow, state: ConversationState, messages: list[Chat
         chat.flush()
         chat.scroll_to_bottom()
     window.reasoning_pane.flush()
-    window.inspector.set_live(state.trace)  # the latest run's timeline, growing while it goes
+    window.show_run_trace(state.trace)  # the latest run's timeline, growing while it goes
     window.composer.set_running(state.running)
     show_progress(window, state)
 

@@ -2,6 +2,11 @@
 
 It arranges the widgets and fans run events out to them; deciding what to send, where to store it and which
 provider to use is the app's job (``app/session/chat_session.py``), which connects to the signals here.
+
+The panes that start hidden (the search-results tab, the approval panel, the inspector drawer) are built, and
+their modules imported, when first needed: shown, asked for, or handed the first run event (start-up:
+docs/architecture.md). Until then the window keeps what they would have been told (the inspector's trace), and
+a pane built later is filled from it, or from the conversation's state when that is shown again.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from typing import TYPE_CHECKING, assert_never
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
     QLabel,
     QMainWindow,
     QPushButton,
@@ -22,25 +28,28 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from widgets.approval_panel import ApprovalPanel
 from widgets.chat_view import ChatView
 from widgets.composer import Composer
 from widgets.conversation_list import ConversationList
 from widgets.drawer_space import CHAT_MIN_WIDTH, SIDE_MIN_WIDTH, drawer_space
-from widgets.inspector import Inspector
 from widgets.menu_bar import WindowMenus
 from widgets.qt_present import present
 from widgets.reasoning_pane import ReasoningPane
 from widgets.safe_text import plain_label, plain_tooltip
-from widgets.search_results_pane import SearchResultsPane
 from widgets.typing_indicator import TypingIndicator
 from widgets.warning_banner import WarningBanner
 
 if TYPE_CHECKING:  # the event classes are imported where they are matched: pydantic stays off the first frame
     from orchestration.events import RunEvent
+    from orchestration.run_trace import RunTrace
+    from tools.mcp.status import ServerStatus
+    from widgets.approval_panel import ApprovalPanel
+    from widgets.inspector import Inspector
+    from widgets.search_results_pane import SearchResultsPane
 
 SIDE_WIDTH = 260
 PANES_WIDTH = 340
+SEARCH_TAB = 1  # the search results' tab in the right panes, after the reasoning
 
 
 class Welcome(QWidget):
@@ -126,6 +135,8 @@ class Welcome(QWidget):
 class MainWindow(QMainWindow):
     preferences_requested = Signal()
     inspector_shown = Signal()
+    inspector_run_selected = Signal(str)  # the inspector's run_selected, once it is built
+    inspector_export_requested = Signal(str, str)  # the inspector's export_requested, once it is built
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -136,9 +147,12 @@ class MainWindow(QMainWindow):
         self.welcome = Welcome()
         self.banner = WarningBanner()
         self.composer = Composer()
-        self.approval = ApprovalPanel()
+        self._approval: ApprovalPanel | None = None  # these three are built when first needed (see above)
+        self._search_pane: SearchResultsPane | None = None
+        self._inspector: Inspector | None = None
+        self._inspector_trace: tuple[RunTrace | None] | None = None  # set_live's trace while it is not built
+        self._mcp_statuses: list[ServerStatus] | None = None  # set_mcp_servers' while it is not built
         self.reasoning_pane = ReasoningPane()
-        self.search_pane = SearchResultsPane()
         self.typing = TypingIndicator(self.chat_view.viewport())  # the chat's waiting state
 
         self.centre_stack = QStackedWidget()
@@ -150,13 +164,14 @@ class MainWindow(QMainWindow):
         centre_layout.setSpacing(0)
         centre_layout.addWidget(self.banner)
         centre_layout.addWidget(self.centre_stack, 1)
-        centre_layout.addWidget(self.approval)
-        centre_layout.addWidget(self.composer)
+        centre_layout.addWidget(self.composer)  # the approval panel goes above it when first asked for
+        self._centre_layout = centre_layout
 
         self.panes = QTabWidget()
         self.panes.setAccessibleName("Reasoning and search results")
         self.panes.addTab(self.reasoning_pane, "Reasoning")
-        self.panes.addTab(self.search_pane, "Search results")
+        self.panes.addTab(QWidget(), "Search results")  # the pane takes the tab's place when first needed
+        self.panes.currentChanged.connect(self._tab_chosen)
         # a narrow pane shortens the tab names ("Search r…") instead of cutting the last one at the edge
         self.panes.tabBar().setElideMode(Qt.TextElideMode.ElideRight)
         self.panes.tabBar().setUsesScrollButtons(False)
@@ -186,27 +201,108 @@ class MainWindow(QMainWindow):
             label.setAccessibleName(name)
             self.statusBar().addPermanentWidget(label)
 
-        self.inspector = Inspector(self)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.inspector)
-        self.inspector.hide()
-        self.inspector.visibilityChanged.connect(self._drawer_visibility)
         self._live_answer: list[str] | None = None
         # while the drawer is open: the width set for it, the width before, the splitter's sizes, panes shown
         self._before_drawer: tuple[int, int, list[int], bool] | None = None
 
         self.reasoning_pane.visibility_wanted.connect(self._show_reasoning)
-        self.search_pane.visibility_wanted.connect(self._show_search)
         QShortcut(QKeySequence("Escape"), self, self._escape)
         self.menus = WindowMenus(self)  # File, Edit, View, Help; the other shortcuts are on their actions
         self.centre_stack.setAccessibleName("Conversation")
         self.conversations.setAccessibleName("Conversations")
         self.reasoning_pane.setAccessibleName("Reasoning")
-        self.search_pane.setAccessibleName("Search results")
         self.splitter.setAccessibleName("Main panes")
         self.composer.focus_input()
 
+    # --- panes built when first needed --------------------------------------------------------------
+    @property
+    def approval(self) -> ApprovalPanel:
+        """The approval panel above the composer (hidden until it asks)."""
+        if self._approval is None:
+            from widgets.approval_panel import ApprovalPanel
+
+            self._approval = ApprovalPanel()
+            self._centre_layout.insertWidget(self._centre_layout.indexOf(self.composer), self._approval)
+        return self._approval
+
+    def clear_approval(self) -> None:
+        """Drop the question on screen, if the panel was ever built."""
+        if self._approval is not None:
+            self._approval.clear()
+
+    @property
+    def search_pane(self) -> SearchResultsPane:
+        """The search results' tab; built in place of its placeholder."""
+        if self._search_pane is None:
+            from widgets.search_results_pane import SearchResultsPane
+
+            pane = self._search_pane = SearchResultsPane()
+            pane.setAccessibleName("Search results")
+            pane.visibility_wanted.connect(self._show_search)
+            current = self.panes.currentIndex()
+            placeholder = self.panes.widget(SEARCH_TAB)
+            self.panes.blockSignals(True)  # the same tab, only its page changes
+            self.panes.removeTab(SEARCH_TAB)
+            self.panes.insertTab(SEARCH_TAB, pane, "Search results")
+            self.panes.setTabToolTip(SEARCH_TAB, "Search results")
+            self.panes.setCurrentIndex(current)
+            self.panes.blockSignals(False)
+            if placeholder is not None:
+                placeholder.deleteLater()
+        return self._search_pane
+
+    def built_search_pane(self) -> SearchResultsPane | None:
+        return self._search_pane
+
+    def _tab_chosen(self, index: int) -> None:
+        if index == SEARCH_TAB and self._search_pane is None:
+            self.search_pane.show()  # its tab was chosen: the pane takes the placeholder's place
+
+    @property
+    def inspector(self) -> Inspector:
+        """The run inspector drawer (Ctrl+I), docked on the right and hidden until opened."""
+        if self._inspector is None:
+            from widgets.inspector import Inspector
+
+            inspector = self._inspector = Inspector(self)
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, inspector)
+            inspector.hide()
+            inspector.visibilityChanged.connect(self._drawer_visibility)
+            inspector.run_selected.connect(self.inspector_run_selected)
+            inspector.export_requested.connect(self.inspector_export_requested)
+            if self._inspector_trace is not None:
+                inspector.set_live(self._inspector_trace[0])
+                self._inspector_trace = None
+            if self._mcp_statuses is not None:
+                inspector.set_mcp_servers(self._mcp_statuses)
+                self._mcp_statuses = None
+        return self._inspector
+
+    def built_inspector(self) -> Inspector | None:
+        return self._inspector
+
+    def inspector_open(self) -> bool:
+        """Whether the inspector drawer is on screen (False while it was never built)."""
+        return self._inspector is not None and self._inspector.isVisible()
+
+    def show_run_trace(self, trace: RunTrace | None) -> None:
+        """The open conversation's latest run for the inspector's timeline (``Inspector.set_live``); kept for
+        the drawer until it is built."""
+        if self._inspector is None:
+            self._inspector_trace = (trace,)
+        else:
+            self._inspector.set_live(trace)
+
+    def set_mcp_servers(self, statuses: list[ServerStatus]) -> None:
+        """The MCP servers' states for the inspector (``Inspector.set_mcp_servers``); kept until it is built."""
+        if self._inspector is None:
+            self._mcp_statuses = list(statuses)
+        else:
+            self._inspector.set_mcp_servers(statuses)
+
     # --- run events ---------------------------------------------------------------------------------
     def handle_event(self, event: RunEvent) -> None:
+        """One run event for every pane; a pane not built yet is built by its first event."""
         self.chat_view.handle_event(event)
         self.reasoning_pane.handle_event(event)
         self.search_pane.handle_event(event)
@@ -262,8 +358,12 @@ class MainWindow(QMainWindow):
 
     def toggle_inspector(self) -> None:
         if self.inspector.isVisible():
+            focused = QApplication.focusWidget()
+            had_focus = focused is not None and self.inspector.isAncestorOf(focused)
             self.inspector.hide()
             self._give_back_drawer_room()
+            if had_focus:  # else Qt passes it on to the New chat button, and a typed space starts a new chat
+                self.composer.input_widget().setFocus()
             return
         self._open_drawer()
         self.inspector.raise_()

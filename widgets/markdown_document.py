@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import (
@@ -40,9 +40,10 @@ from PySide6.QtGui import (
     QTextTableFormat,
 )
 
-from widgets.markdown_parser import Token, tokens
-from widgets.math_render import math_image
 from widgets.safe_text import visible_controls
+
+if TYPE_CHECKING:  # the parser (pyromark) and the math renderer (QtSvg) load with the first answer drawn
+    from widgets.markdown_parser import Token
 
 FREE_BLOCK = QTextFormat.Property.UserProperty.value + 1  # block property: an empty block the next element takes
 CODE_FRAME = QTextFormat.Property.UserProperty.value + 2  # frame property: a code block (its language, may be "")
@@ -277,6 +278,8 @@ class _Builder:
         self.cursor.insertText(visible_controls(text), self.char_format(code))
 
     def math(self, latex: str, display: bool) -> None:
+        from widgets.math_render import math_image
+
         size = self.document.defaultFont().pointSizeF() * 4 / 3  # points to pixels at 96 dpi
         drawn = math_image(latex, round(size * (1.15 if display else 1.0), 1), self.colors.text, display)
         if drawn is None:
@@ -576,6 +579,8 @@ class _Builder:
 
 def append_tokens(document: QTextDocument, markdown: str) -> None:
     """Render ``markdown`` after the document's content (one edit block: one layout pass)."""
+    from widgets.markdown_parser import tokens
+
     builder = _Builder(document)
     builder.cursor.beginEditBlock()
     try:

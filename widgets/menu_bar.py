@@ -16,19 +16,26 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QWidget
 
-from widgets.message_actions import SHORTCUTS as MESSAGE_SHORTCUTS
-
 if TYPE_CHECKING:
     from widgets.main_window import MainWindow
 
+SEARCH_TAB = 1  # widgets/main_window.py's SEARCH_TAB (not imported from there: it imports this module)
+
 THEMES = (("light", "&Light"), ("dark", "&Dark"), ("system", "Follow the &system"))
-SHORTCUTS = (
+WINDOW_SHORTCUTS = (
     ("Ctrl+N", "New chat"), ("Ctrl+O", "Import a conversation"), ("Ctrl+K", "Search conversations"),
     ("Enter", "Send the message"), ("Shift+Enter", "New line in the message"), ("Esc", "Stop the answer"),
     ("Ctrl+Shift+C", "Copy the last answer"), ("Ctrl+I", "Run inspector"), ("Ctrl+,", "Preferences"),
     ("Ctrl+Shift+U", "Usage and cost"), ("Ctrl+Q", "Quit"),
-    *MESSAGE_SHORTCUTS,  # the per-message actions (widgets/message_actions.py)
 )
+
+
+def shortcuts() -> tuple[tuple[str, str], ...]:
+    """The window's shortcuts, then the per-message actions' (widgets/message_actions.py, imported when the
+    list is shown: the message actions' widgets are not needed before the first frame)."""
+    from widgets.message_actions import SHORTCUTS as MESSAGE_SHORTCUTS
+
+    return (*WINDOW_SHORTCUTS, *MESSAGE_SHORTCUTS)
 
 
 def _edit_focused(method: str) -> None:
@@ -124,8 +131,9 @@ class WindowMenus(QObject):
         panes = self.window.panes
         shown = panes.isVisibleTo(self.window)
         self.reasoning.setChecked(shown and panes.currentWidget() is self.window.reasoning_pane)
-        self.search_results.setChecked(shown and panes.currentWidget() is self.window.search_pane)
-        self.inspector.setChecked(self.window.inspector.isVisibleTo(self.window))
+        self.search_results.setChecked(shown and panes.currentIndex() == SEARCH_TAB)  # built or not
+        inspector = self.window.built_inspector()
+        self.inspector.setChecked(inspector is not None and inspector.isVisibleTo(self.window))
 
     def _pane(self, pane: QWidget, on: bool) -> None:
         self.window.show_pane(pane if on else None)
@@ -133,7 +141,7 @@ class WindowMenus(QObject):
 
     # --- help ---------------------------------------------------------------------------------------
     def show_shortcuts(self) -> QMessageBox:
-        rows = "".join(f"<tr><td><b>{keys}</b>&nbsp;&nbsp;</td><td>{what}</td></tr>" for keys, what in SHORTCUTS)
+        rows = "".join(f"<tr><td><b>{keys}</b>&nbsp;&nbsp;</td><td>{what}</td></tr>" for keys, what in shortcuts())
         self.shortcuts_box = self._box("Keyboard shortcuts", f"<table>{rows}</table>")
         return self.shortcuts_box
 

@@ -39,6 +39,16 @@ MODELS_SHOWN = 8  # model names listed in the test result line; all of them go i
 FORM_FIELDS = ("id", "base_url", "default_model", "headers")
 
 
+def missing_key_note(preset: str) -> str:
+    """What the test line adds when no key is kept and chats with ``preset`` need one (a model list often needs
+    none, so a test can succeed where every message would be refused for the missing key)."""
+    entry = PRESETS.get(preset)
+    if entry is None or not entry.key_required:
+        return ""
+    return (f" Chats with the {entry.title} preset need an API key: store one below, or choose the preset "
+            f"\"{PRESETS['custom'].title}\" for a server without keys.")
+
+
 def parse_headers(text: str) -> dict[str, str]:
     """``Name: value`` lines; blank lines are skipped. Raises ValueError naming the line that has no colon."""
     headers: dict[str, str] = {}
@@ -323,8 +333,10 @@ class ProvidersTab(ListFormTab):
         shown = ", ".join(models[:MODELS_SHOWN]) + (f" and {len(models) - MODELS_SHOWN} more"
                                                    if len(models) > MODELS_SHOWN else "")
         count = f"{len(models):,} model" if len(models) == 1 else f"{len(models):,} models"
-        self.test_result.setText(f"Connected: {count}. {shown}" if models
-                                 else "Connected, but the provider lists no models.")
+        kept = typed_key is not None or (bool(self.key.entry) and self.key.key_actions.location(self.key.entry))
+        self.test_result.setText((f"Connected: {count}. {shown}" if models
+                                  else "Connected, but the provider lists no models.")
+                                 + ("" if kept else missing_key_note(entry.preset)))
         typed = self.model.currentText()
         self._loading = True
         self.model.clear()

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QGuiApplication
 
+from widgets.main_window import SEARCH_TAB
+
 if TYPE_CHECKING:
     from widgets.main_window import MainWindow
 
@@ -68,11 +70,12 @@ def capture(window: MainWindow) -> WindowLayout:
     width, sizes, panes_shown = window.resting_layout()
     geometry = window.normalGeometry() if window.isMaximized() else window.geometry()
     position = window.pos() if not window.isMaximized() else geometry.topLeft()
-    pane = SEARCH if window.panes.currentWidget() is window.search_pane else REASONING
+    pane = SEARCH if window.panes.currentIndex() == SEARCH_TAB else REASONING  # built or not (main_window.py)
+    inspector = window.built_inspector()  # a drawer never built was never open
     return WindowLayout(x=position.x(), y=position.y(), width=width if not window.isMaximized() else
                         geometry.width(), height=geometry.height(), maximized=window.isMaximized(),
                         splitter=tuple(sizes), panes_shown=panes_shown, pane=pane,
-                        inspector_open=window.inspector.isVisibleTo(window))
+                        inspector_open=inspector is not None and inspector.isVisibleTo(window))
 
 
 def restore(window: MainWindow, layout: WindowLayout) -> None:

@@ -97,7 +97,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="parley", description="Parley: chat with LLMs from your own machine. With no command, the window "
                                     "opens; the commands below work in a terminal.")
-    parser.add_argument("--version", action="version", version=f"parley {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     parser.add_argument("--data-dir", metavar="DIR", default=None, help=DATA_DIR_HELP)
     # --data-dir is accepted after the subcommand too; SUPPRESS keeps the value given before it.
     data_dir = argparse.ArgumentParser(add_help=False)
@@ -129,6 +129,20 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         else:
             sub.add_parser(command)
     return parser
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, with the installed version looked up only when asked for: importlib.metadata costs a
+    noticeable share of every other start, the window's included (bench/startup.py)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str = "show program's version number and exit") -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        print(f"parley {_version()}")
+        parser.exit()
 
 
 def _version() -> str:
@@ -266,6 +280,12 @@ def _open_window(args: argparse.Namespace) -> int:
               "in a desktop session, under `xvfb-run -a parley`, or use the command line: `parley --help`.",
               file=sys.stderr)
         return EXIT_ERROR
+    import gc
+
+    # The window's imports (PySide6 builds thousands of enum members and types) set off dozens of cycle
+    # collections before the first frame, each scanning more; what they make lives as long as the app. The
+    # window's own collector (app/session/gui_thread_gc.py) takes collection over once the application exists.
+    gc.disable()
     from app.session.gui import main as gui_main
 
     return gui_main(getattr(args, "data_dir", None))
@@ -304,6 +324,8 @@ def _main(argv: Sequence[str] | None) -> int:
             args.server_command = server_command
     except SystemExit as exc:  # argparse exits 2 on bad usage and 0 for --help
         return int(exc.code or 0)
+    if args.command is None:  # the window: no command's module is imported before its first frame
+        return _open_window(args)
     try:
         code = _dispatch(args)
     except EnvironmentProblem as exc:
@@ -316,8 +338,6 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_USAGE
     if code is not None:
         return code
-    if args.command is None:
-        return _open_window(args)
     parser.print_help()
     return EXIT_OK
 

@@ -201,8 +201,8 @@ class ChatSession(QObject):
         self.controller.run_ended.connect(self._run_finished)
         self.controller.crashed.connect(self._run_crashed)
         self.choose_export_path: ExportPathChooser = choose_export_path
-        w.inspector.run_selected.connect(self.show_run)
-        w.inspector.export_requested.connect(self.export_run)
+        w.inspector_run_selected.connect(self.show_run)  # the drawer is built when first opened
+        w.inspector_export_requested.connect(self.export_run)
         w.inspector_shown.connect(self.refresh_runs)
         self.choose_conversation_file: Callable[[Path, str], str | None] = \
             lambda suggested, fmt: choose_export_file(self.window, suggested, fmt)
@@ -688,7 +688,7 @@ class ChatSession(QObject):
     # --- inspector ----------------------------------------------------------------------------------
     def refresh_runs(self) -> None:
         """The inspector's run list for the open conversation, newest first (only while it is shown)."""
-        if not self.window.inspector.isVisible():
+        if not self.window.inspector_open():
             return
         if self.history is None or self.conversation_id is None:
             self.window.inspector.set_runs([])
@@ -770,7 +770,7 @@ class ChatSession(QObject):
         statuses = self.mcp.statuses()
         detail = "\n".join(f"{s.name}: {s.state}" + (f" ({s.message})" if s.message else "") for s in statuses)
         self.window.set_status(mcp=mcp_summary(statuses), mcp_detail=detail)
-        self.window.inspector.set_mcp_servers(statuses)
+        self.window.set_mcp_servers(statuses)  # kept for the inspector until it is first opened
         self.chat_binding.refresh_tools()
 
     # --- status -------------------------------------------------------------------------------------

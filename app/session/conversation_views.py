@@ -65,7 +65,7 @@ class ConversationViews:
         self._leave()
         self.shown = NEW_CHAT
         self.states.drop(NEW_CHAT)
-        self.window.approval.clear()
+        self.window.clear_approval()
         display.show_state(self.window, self.states.get(NEW_CHAT), [])
 
     def show(self, history: History, conversation_id: int, records: list[MessageRecord],
@@ -84,7 +84,7 @@ class ConversationViews:
         self._leave()
         self.states.put(state)
         self.shown = conversation_id
-        self.window.approval.clear()
+        self.window.clear_approval()
         shown = chat_messages(records, visibility_of, versions(history, conversation_id),  # ‹ 2/3 › (chat_actions.py)
                               attachments_of, footers=footers)
         display.show_state(self.window, state, shown)

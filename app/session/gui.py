@@ -1,15 +1,15 @@
 """``parley`` with no arguments: the desktop window.
 
-Startup order: Qt application and theme, the asyncio loop on Qt (qasync), the window's first paint, and only
-then the session: settings (a bad file is reported and defaults are used), the history database (an unusable
-one is reported and the session runs in memory), the keyring and the conversation list. Importing and opening
-those costs most of a cold start (bench/RESULTS.md), so the window shows first and fills in a moment later.
+Startup order: Qt application and theme, the window's first paint on Qt's own event loop, and only then the
+asyncio loop on it (qasync, app/session/qt_asyncio.py) and the session: settings (a bad file is reported and defaults
+are used), the history database (an unusable one is reported and the session runs in memory), the keyring and
+the conversation list. Importing and opening those costs most of a cold start (bench/RESULTS.md), so the window
+shows first and fills in a moment later.
 Nothing here blocks on the network: local servers are looked for in the background.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
 from typing import TYPE_CHECKING, cast
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, cast
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from app.session import startup_trace, window_state
+from app.session import qt_asyncio, startup_trace, window_state
 from app.session.gui_thread_gc import GuiThreadCollector
 from widgets.main_window import MainWindow
 from widgets.theme import apply_theme
@@ -25,6 +25,8 @@ from widgets.theme import apply_theme
 FIRST_PAINT_WAIT_MS = 3_000  # the session is opened after the first paint, or after this if none comes
 
 if TYPE_CHECKING:
+    from asyncio import AbstractEventLoop
+
     from app.secrets.store import SecretStore
     from app.session.chat_session import ChatSession
     from widgets.theme import ThemeController
@@ -63,14 +65,9 @@ def build_window(data_dir: str | None = None, secrets: SecretStore | None = None
 
 
 def main(data_dir: str | None = None) -> int:
-    import qasync
-
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))  # instance() is a QApplication
     app.setApplicationName("Parley")
     app.setOrganizationName("Parley")
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
     collector = GuiThreadCollector(app)  # app/session/gui_thread_gc.py: no Qt object is ever collected off this thread
     window = MainWindow()
     window.composer.setEnabled(False)  # until the session is attached, right after the first paint
@@ -78,10 +75,13 @@ def main(data_dir: str | None = None) -> int:
     theme.scheme_applied.connect(window.follow_theme)
     window.follow_theme(theme.scheme or "light")
     sessions: list[ChatSession] = []
+    loops: list[AbstractEventLoop] = []  # asyncio on Qt's loop, started with the session (app/session/qt_asyncio.py)
 
     def attach() -> None:
         if sessions:
             return
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+        loops.append(qt_asyncio.start(app))
         session = attach_session(window, data_dir, theme=theme)
         sessions.append(session)
         window.composer.setEnabled(True)
@@ -107,29 +107,40 @@ def main(data_dir: str | None = None) -> int:
     window.show()
     QTimer.singleShot(FIRST_PAINT_WAIT_MS, attach)  # a window that is never painted (minimised) still opens
 
-    closed = asyncio.Event()
     def quitting() -> None:
         for session in sessions:
             session.quitting()
 
-    quit_tasks: list[asyncio.Task[None]] = []
-
     async def quit_in_order() -> None:
         """File > Quit: cancel the run and background work while the loop still runs, so their tasks finish
         on it (cancelled after ``aboutToQuit``, an in-flight HTTP probe was stepped with no running loop)."""
+        import asyncio  # imported with the loop, after the first frame
+
         for session in sessions:
             session.quitting()
             await asyncio.gather(*session.background_tasks(), return_exceptions=True)
         app.quit()
 
-    window.menus.quit_requested.connect(lambda: quit_tasks.append(asyncio.ensure_future(quit_in_order())))
-    app.aboutToQuit.connect(closed.set)
-    app.aboutToQuit.connect(quitting)
-    with loop:
-        loop.run_until_complete(closed.wait())
-        del first_paint
+    async def close_sessions() -> None:
         for session in sessions:
-            loop.run_until_complete(session.aclose())
+            await session.aclose()
+
+    quit_tasks: list[object] = []
+
+    def quit_requested() -> None:
+        if not loops:  # before the session: nothing runs yet that needs winding down
+            app.quit()
+            return
+        import asyncio
+
+        quit_tasks.append(asyncio.ensure_future(quit_in_order()))
+
+    window.menus.quit_requested.connect(quit_requested)
+    app.aboutToQuit.connect(quitting)
+    app.exec()
+    del first_paint
+    if loops:
+        qt_asyncio.run_to_end(loops[0], close_sessions())
     for session in sessions:
         if session.history is not None:
             session.history.close()

@@ -51,6 +51,19 @@ FIRST_USE = (*NOT_USED, "httpx", "httpcore", "anyio", "keyring", "secretstorage"
 FIRST_FRAME = (*ON_DEMAND, "sqlite_utils", "keyring", "httpx", "pydantic", "pygments")
 VERSION = (*FIRST_FRAME, "PySide6", "qasync")
 
+# The app modules the window's start imports before its first frame; the session's (settings, storage, the run
+# service) are imported after it.
+WINDOW_START_APP = ("app.cli", "app.cli.entry", "app.cli.cli_common", "app.errors", "app.cli.terminal_text",
+                    "app.session", "app.session.gui", "app.session.startup_trace", "app.session.gui_thread_gc",
+                    "app.session.qt_asyncio", "app.session.window_state", "app.paths")  # the saved window layout
+# The asyncio loop on Qt's (qasync) starts with the session, after the first frame (app/session/qt_asyncio.py).
+EVENT_LOOP = ("asyncio", "qasync")
+# Widgets the first frame does not show, built (and imported) when first needed (widgets/main_window.py), and
+# what the first answer drawn needs: the markdown parser (pyromark) and the math renderer.
+HIDDEN_PANES = ("widgets.approval_panel", "widgets.inspector", "widgets.search_results_pane",
+                "widgets.message_actions")  # the per-message actions: with the session (app/session/chat_actions.py)
+FIRST_ANSWER = ("widgets.markdown_parser", "widgets.math_render", "pyromark")
+
 REPORT = "import json, sys; print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))"
 REPORT_MODULES = "import json, sys; print(json.dumps(sorted(sys.modules)))"
 TOOLS_LIST = (*ON_DEMAND, "click", "httpx", "keyring", "sqlite_utils", "regex", "asyncio")
@@ -70,16 +83,16 @@ window = MainWindow()
 seen = {}
 def ready():
     attach_session(window, discover=False)
-    seen["ready"] = sorted({m.split('.')[0] for m in sys.modules})
+    seen["ready"] = sorted(sys.modules)
     QTimer.singleShot(1500, idle)  # past any warm-up a timer after the first paint would start
 def idle():
     for thread in threading.enumerate():  # what the start left running in the background finishes first
         if thread is not threading.current_thread():
             thread.join(10)
-    seen["idle"] = sorted({m.split('.')[0] for m in sys.modules})
+    seen["idle"] = sorted(sys.modules)
     app.quit()
 def painted():
-    seen["painted"] = sorted({m.split('.')[0] for m in sys.modules})
+    seen["painted"] = sorted(sys.modules)
     QTimer.singleShot(0, ready)
 watch = on_first_paint(window, painted)
 window.show()
@@ -89,8 +102,32 @@ print(json.dumps(seen))
 """
 
 
-def _run(code: str, tmp_path: Path, *args: str) -> str:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "PARLEY_HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen"}
+# `parley` with no command, through the real entry point (app/cli/entry.py, then app/session/gui.py): what is
+# imported when the first frame has been painted, read where the window stamps it (app/session/startup_trace.py),
+# and when it is ready.
+ENTRY = r"""
+import gc, json, sys
+from app.session import startup_trace
+seen = {}
+automatic = []  # cycle collections started by the interpreter itself once the window's modules load
+def collection(phase, info):
+    if phase == "start" and gc.isenabled() and "app.session.gui" in sys.modules and "painted" not in seen:
+        automatic.append(info["generation"])
+gc.callbacks.append(collection)
+stamp = startup_trace.mark
+def spy(event):
+    seen.setdefault(event, sorted(sys.modules))
+    stamp(event)
+startup_trace.mark = spy
+from app.cli import main
+code = main([])
+print(json.dumps({"code": code, "automatic_collections": automatic, **seen}))
+"""
+
+
+def _run(code: str, tmp_path: Path, *args: str, env_extra: dict[str, str] | None = None) -> str:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PARLEY_HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen",
+           **(env_extra or {})}
     done = subprocess.run([sys.executable, "-c", code, *args], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=90)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -147,9 +184,13 @@ def test_other_commands_do_not_load_the_mcp_sdk_or_extraction(tmp_path, argv):
 def test_the_first_frame_waits_for_nothing_heavy_and_ready_loads_no_on_demand_library(tmp_path):
     seen = json.loads(_run(WINDOW, tmp_path))
     assert set(seen) == {"painted", "ready", "idle"}, "the window was never painted offscreen"
-    assert _loaded(set(seen["painted"]), FIRST_FRAME) == []
-    assert _loaded(set(seen["ready"]), ON_DEMAND) == []
-    assert _loaded(set(seen["idle"]), (*ON_DEMAND, *FIRST_USE, "pygments")) == []
+    assert _loaded(_top_level(seen["painted"]), FIRST_FRAME) == []
+    assert _loaded(set(seen["painted"]), (*HIDDEN_PANES, *FIRST_ANSWER)) == []
+    assert _loaded(_top_level(seen["ready"]), ON_DEMAND) == []
+    # the approval panel's module is imported with the session (app/session/window_approver.py), the panel is
+    # not built
+    assert _loaded(set(seen["ready"]), ("widgets.inspector", "widgets.search_results_pane", *FIRST_ANSWER)) == []
+    assert _loaded(_top_level(seen["idle"]), (*ON_DEMAND, *FIRST_USE, "pygments")) == []
 
 
 def test_opening_the_history_loads_no_sqlite_utils_plugins(tmp_path):
@@ -158,3 +199,24 @@ def test_opening_the_history_loads_no_sqlite_utils_plugins(tmp_path):
             "history = History.open(resolve_paths().database)\nhistory.list_conversations()\n"
             "from sqlite_utils import plugins\nprint(plugins._plugins_loaded)")
     assert _run(code, tmp_path) == "False"
+
+
+def _top_level(modules: list[str]) -> set[str]:
+    return {name.split(".")[0] for name in modules}
+
+
+def test_parley_with_no_command_paints_before_it_imports_any_command_or_the_session(tmp_path):
+    """The real entry point: a command's module (the history commands import the database and the settings) or
+    the version lookup on the way to the window would hold its first frame back."""
+    seen = json.loads(_run(ENTRY, tmp_path, env_extra={"PARLEY_STARTUP_QUIT_AFTER": "0"}))
+    assert seen["code"] == 0
+    assert {"painted", "ready"} <= set(seen), "the window was never painted offscreen"
+    painted = seen["painted"]
+    assert _loaded(_top_level(painted), (*FIRST_FRAME, *EVENT_LOOP)) == []
+    assert _loaded(set(painted), (*HIDDEN_PANES, *FIRST_ANSWER)) == []
+    assert sorted(name for name in painted if name.startswith("app.") and name not in WINDOW_START_APP) == []
+    assert "importlib.metadata" not in painted
+    # the window's imports run without automatic cycle collection (dozens of them, each scanning more, held the
+    # first frame back); the GUI-thread collector takes over once the application exists (app/gui_thread_gc.py)
+    assert seen["automatic_collections"] == []
+    assert _loaded(_top_level(seen["ready"]), ON_DEMAND) == []
