@@ -36,6 +36,7 @@ from widgets.menu_bar import WindowMenus
 from widgets.qt_present import present
 from widgets.reasoning_pane import ReasoningPane
 from widgets.safe_text import plain_label, plain_tooltip
+from widgets.send_refusal import SendRefusal
 from widgets.typing_indicator import TypingIndicator
 from widgets.warning_banner import WarningBanner
 
@@ -147,6 +148,7 @@ class MainWindow(QMainWindow):
         self.welcome = Welcome()
         self.banner = WarningBanner()
         self.composer = Composer()
+        self.send_refusal = SendRefusal()  # a send refused before it started says why here, not in the chat
         self._approval: ApprovalPanel | None = None  # these three are built when first needed (see above)
         self._search_pane: SearchResultsPane | None = None
         self._inspector: Inspector | None = None
@@ -164,6 +166,7 @@ class MainWindow(QMainWindow):
         centre_layout.setSpacing(0)
         centre_layout.addWidget(self.banner)
         centre_layout.addWidget(self.centre_stack, 1)
+        centre_layout.addWidget(self.send_refusal)
         centre_layout.addWidget(self.composer)  # the approval panel goes above it when first asked for
         self._centre_layout = centre_layout
 
@@ -443,6 +446,7 @@ class MainWindow(QMainWindow):
     def forget_live_answer(self) -> None:
         """A conversation was opened or a new chat started: the history's answers apply again."""
         self._live_answer = None
+        self.send_refusal.clear()
 
     def _escape(self) -> None:
         if self.composer.is_running():
