@@ -89,6 +89,14 @@ class ChatMessage:
     attachments: list[AttachmentView] = field(default_factory=list)  # a user message's files
     footer: str = ""  # an answer's tokens and cost (widgets/cost_text.py), in small type under it
     footer_detail: str = ""  # the footer's tooltip
+    error: str = ""  # why an answer with status "error" was cut off (the stored run's error), when known
+
+
+def cut_off_notice(reason: str) -> str:
+    """The line under an answer an error cut off, with the error's reason when it is known."""
+    if not reason:
+        return "The answer above was cut off by an error."
+    return f"The answer above was cut off by an error: {reason}"
 
 
 def _label_format(*, bold: bool = False, italic: bool = False) -> QTextCharFormat:
@@ -305,7 +313,7 @@ class ChatView(QTextBrowser):
             if message.status == "interrupted":
                 self._notice("Stopped: the answer above is partial.")
             elif message.status == "error":
-                self._notice("The answer above was cut off by an error.")
+                self._notice(cut_off_notice(message.error))
             self._footer(message)
         elif message.role == "error":
             self._error_block(message.text)
