@@ -35,7 +35,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from orchestration.tool_outcome import normalized_key
-from widgets.code_highlighter import CodeHighlighter, warm_up_after_paint
+from widgets.code_highlighter import CodeHighlighter, warm_up_in_steps
 from widgets.cost_text import AnswerUsage
 from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at, colors_of, start_block
 from widgets.markdown_render import StreamingMarkdown, append_markdown
@@ -169,7 +169,6 @@ class ChatView(QTextBrowser):
         self.viewer: ImageViewer | None = None  # the attached image opened last
         self._bars_from = 0  # the block the last quote-bar paint started at
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
-        warm_up_after_paint(self.viewport())  # syntax lexers, built one at a time once the view is on screen
 
     def set_dark(self, dark: bool) -> None:
         """Answer and code colours for a dark or light background; shown answers are drawn again in them."""
@@ -323,6 +322,7 @@ class ChatView(QTextBrowser):
         self.scroll_to_bottom()
 
     def begin_assistant(self) -> None:
+        warm_up_in_steps()  # syntax lexers, one a turn while the first token is awaited (once per process)
         self._streaming = True
         self._stick_to_bottom = self._at_bottom()
         self._history.append(ChatMessage("assistant", ""))
