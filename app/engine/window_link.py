@@ -6,8 +6,7 @@ Kept out of app/session/chat_session.py, which only creates one ``EngineLink`` a
 
 from __future__ import annotations
 
-from app.engine import library
-from app.engine.adapter import BUILTIN_PROVIDER
+from app.engine import BUILTIN_PROVIDER, library  # not from .adapter: that loads the provider client
 from app.engine.manager import BuiltinEngine, EngineStatus
 from app.settings import Settings
 from widgets.main_window import MainWindow

@@ -14,13 +14,12 @@ import logging
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
 from app.attachments import PreparedAttachment
-from app.engine.local_models_panel import attach_local_models
 from app.engine.manager import BuiltinEngine
 from app.engine.window_link import EngineLink, builtin_choices, welcome_note
 from app.errors import EnvironmentProblem
@@ -51,6 +50,7 @@ from app.session.conversation_files import (
     write_export,
 )
 from app.session.conversation_views import ConversationViews
+from app.session.dialog_factories import add_provider_dialog, preferences_dialog
 from app.session.keyring_status import KeyringStatusLine
 from app.session.live_runs import LiveRun, LiveRuns
 from app.session.window_approver import WindowApprover
@@ -77,13 +77,10 @@ from orchestration.providers.models import list_models
 from orchestration.run_trace import RunSummary, RunTrace
 from tools.mcp import McpManager, McpServerSettings, ServerStatus, exposed_name, probe_server, secret_entry
 from tools.mcp import summary as mcp_summary
-from widgets.add_provider_dialog import AddProviderDialog, NewProvider
 from widgets.conversation_display import leave_empty
 from widgets.conversation_list import ConversationItem, SearchHit
 from widgets.main_window import MainWindow
-from widgets.preferences_dialog import PreferencesDialog
 from widgets.preferences_keys import KeyActions
-from widgets.preferences_mcp import McpHooks
 from widgets.preferences_schema import SettingsSchema
 from widgets.search_snippet import MARK_END, MARK_START
 from widgets.theme import ThemeController
@@ -144,16 +141,21 @@ def window_problem(problem: Exception) -> str:
     return str(problem)
 
 
-DialogFactory = Callable[..., AddProviderDialog]
-PreferencesFactory = Callable[..., PreferencesDialog]
+if TYPE_CHECKING:  # built on first use (app/session/dialog_factories.py), off the start path
+    from widgets.add_provider_dialog import AddProviderDialog, NewProvider
+    from widgets.preferences_dialog import PreferencesDialog
+    from widgets.preferences_mcp import McpHooks
+
+DialogFactory = Callable[..., "AddProviderDialog"]
+PreferencesFactory = Callable[..., "PreferencesDialog"]
 
 
 class ChatSession(QObject):
     def __init__(self, window: MainWindow, history: History | None, settings: Settings, settings_path: Any,
                  secrets: SecretStore, registry_factory: RegistryFactory, *,
-                 dialog_factory: DialogFactory = AddProviderDialog, storage_problem: str | None = None,
+                 dialog_factory: DialogFactory = add_provider_dialog, storage_problem: str | None = None,
                  discover: bool = True, theme: ThemeController | None = None,
-                 preferences_factory: PreferencesFactory = PreferencesDialog, engine_dir: Path | None = None) -> None:
+                 preferences_factory: PreferencesFactory = preferences_dialog, engine_dir: Path | None = None) -> None:
         super().__init__(window)
         self.window = window
         self.history = history
@@ -346,6 +348,8 @@ class ChatSession(QObject):
         dialog.accepted.connect(lambda: self.apply_preferences(
             dialog.result_settings(), provider_renames=dialog.providers.renames(),
             mcp_renames=dialog.mcp_servers.renames()))
+        from app.engine.local_models_panel import attach_local_models  # with the dialog, not at start
+
         attach_local_models(dialog, self)
         dialog.finished.connect(self._preferences_closed)
         dialog.finished.connect(dialog.deleteLater)
@@ -742,6 +746,8 @@ class ChatSession(QObject):
 
     def mcp_hooks(self) -> McpHooks:
         """The Preferences tab's view of the servers; the listeners follow ``self.mcp`` when it is replaced."""
+        from widgets.preferences_mcp import McpHooks  # with the Preferences dialog
+
         return McpHooks(statuses=self.mcp_statuses, add_listener=lambda listener: self.mcp.add_listener(listener),
                         remove_listener=lambda listener: self.mcp.remove_listener(listener),
                         probe=lambda server: probe_server(server, self._secret_lookup),

@@ -16,11 +16,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from app.runs.approval_policy import settle_by_policy
 from app.settings import Settings
 from orchestration.tool_turn import ApprovalRequest, Decision
-from widgets.approval_panel import ALWAYS, DENY, ApprovalPanel, PendingCall
+
+if TYPE_CHECKING:  # the panel's module loads with the first question asked, not with the session
+    from widgets.approval_panel import ApprovalPanel, PendingCall
 
 
 class WindowApprover:
@@ -44,6 +47,8 @@ class WindowApprover:
         decisions, asking = settle_by_policy(self.settings().tools.approval, requests)
         if not asking:
             return decisions
+        from widgets.approval_panel import ALWAYS, DENY, PendingCall
+
         self._waiting = asyncio.get_running_loop().create_future()
         self._asking = [PendingCall(r.call_id, r.name, r.arguments, r.preview) for r in asking]
         self.on_pending([r.call_id for r in asking])

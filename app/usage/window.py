@@ -32,11 +32,10 @@ from widgets.budget_banner import BudgetBanner
 from widgets.cost_text import answer_detail, answer_footer, money, spend_text
 from widgets.qt_present import present
 from widgets.safe_text import plain_label
-from widgets.usage_chart import DayPoint
-from widgets.usage_dialog import UsageDialog, UsageLine
 
 if TYPE_CHECKING:
     from app.session.chat_session import ChatSession
+    from widgets.usage_dialog import UsageDialog
 
 CHART_DAYS = 30
 
@@ -153,6 +152,8 @@ class UsageWiring(QObject):
     # --- the dialog ---------------------------------------------------------------------------------
     def open_dialog(self) -> UsageDialog:
         if self.dialog is None:
+            from widgets.usage_dialog import UsageDialog  # with the first opening, not at start
+
             self.dialog = UsageDialog(self.session.window)
             self.dialog.export_requested.connect(self.export_csv)
         self.fill_dialog(self.dialog)
@@ -163,6 +164,9 @@ class UsageWiring(QObject):
         return self.dialog
 
     def fill_dialog(self, dialog: UsageDialog, today: date | None = None) -> None:
+        from widgets.usage_chart import DayPoint
+        from widgets.usage_dialog import UsageLine
+
         end = today or date.today()
         settings = self.session.settings
         try:
