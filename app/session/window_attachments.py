@@ -34,12 +34,22 @@ def _size(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB" if size >= 1024 * 1024 else f"{max(size // 1024, 1)} KB"
 
 
+def kind_label(media_type: str, name: str) -> str:
+    """The one kind label of an attachment, for the composer's chip, the sent message and the edit box alike:
+    an image's format (PNG), PDF, else the file's extension (TXT, PY), else "Text"."""
+    if media_type.startswith("image/"):
+        return media_type.split("/")[1].upper()
+    if media_type == "application/pdf":
+        return "PDF"
+    return Path(name).suffix.lstrip(".").upper() or "Text"
+
+
 def describe(prepared: PreparedAttachment) -> str:
     """The chip's detail line: type and size, and a note when the text was cut or a PDF has no text."""
     part = prepared.part
+    kind = kind_label(part.media_type, part.name)
     if isinstance(part, ImagePart):
-        return f"{part.media_type.split('/')[1].upper()} · {part.width} × {part.height}"
-    kind = "PDF" if part.media_type == "application/pdf" else Path(part.name).suffix.lstrip(".").upper() or "Text"
+        return f"{kind} · {part.width} × {part.height}"
     detail = f"{kind} · {_size(part.size)}"
     if part.note.startswith("[This PDF has no text layer"):
         return f"{detail} · no text layer"
@@ -137,7 +147,7 @@ def stored_views(store: AttachmentStore, record: MessageRecord) -> list[Attachme
     (a long history renders its last page first); an image whose file is gone shows as a file line."""
     views = []
     for attachment in record.attachments:
-        kind = attachment.media_type.split("/")[-1].upper()
+        kind = kind_label(attachment.media_type, attachment.name)
         if attachment.kind == "image":
             detail = f"{kind} · {attachment.width} × {attachment.height}"
             views.append(AttachmentView(attachment.sha256, attachment.name, detail,
