@@ -30,6 +30,7 @@ WINDOW_SIZE = (1400, 860)
 SERVER_PORT = 18080  # the scripted server's port, shown in Preferences; any free port if it is taken
 SEARCH = "tools"
 PYTHON = Path(sys.executable).name  # the conversation search shown
+GPU_CHECK_S = 30.0  # how long the Local models tab's GPU check (a child process) may take before its picture
 MCP_READY_S = 20.0  # how long the MCP "time" server may take to start before the pictures are taken
 
 from tests.support.attachment_files import text_pdf  # noqa: E402
@@ -236,13 +237,22 @@ def warm_model_info(session) -> None:
 
 
 def shoot_local_models(preferences, settle, path: Path) -> None:
-    """Preferences > Local models, the demo model selected."""
+    """Preferences > Local models, the demo model selected, the dialog as tall as the whole tab needs (its
+    Engine settings included) and the GPU note's answer in (the check runs in a child process)."""
     panel = preferences.local_models_panel
     preferences.tabs.setCurrentWidget(panel.tab)
     panel.tab.select(panel.tab.rows[0].name)
+    for _ in range(int(GPU_CHECK_S / 0.1)):
+        if panel.gpu.answer is not None:
+            break
+        settle(0.1)
+    assert panel.gpu.answer is not None, "the GPU check did not answer"
+    size = preferences.size()
+    preferences.resize(size.width(), max(size.height(), preferences.sizeHint().height()))
     settle()
     assert all(row.quantization for row in panel.tab.rows), panel.tab.rows
     preferences.grab().save(str(path))
+    preferences.resize(size)
 
 
 def save_with_popup(window, popup, path: Path) -> None:

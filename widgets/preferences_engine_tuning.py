@@ -94,9 +94,14 @@ class EngineTuningBox(QGroupBox):
             spin.blockSignals(False)
         set_plain_text(self.context_note, f"{shown.context_min:,} to {shown.context_max:,}: {shown.context_why}")
         set_plain_text(self.threads_note, f"1 to {shown.threads_max}: {shown.threads_why}")
-        set_plain_text(self.gpu_note, f"0 to {shown.gpu_layers_max} ({shown.gpu_layers_max}: all)"
-                       + (f"; {shown.gpu_note}" if shown.gpu_note else ""))
+        self.show_gpu_note(shown.gpu_note)
         self._edited()
+
+    def show_gpu_note(self, note: str) -> None:
+        """The GPU layers' range and whether they do anything here; alone, so the answer arriving late keeps
+        what the user has typed meanwhile."""
+        high = self._shown.gpu_layers_max if self._shown else self.gpu_layers.maximum()
+        set_plain_text(self.gpu_note, f"0 to {high} ({high}: all)" + (f"; {note}" if note else ""))
 
     def values(self) -> tuple[int, int, int, int]:
         return self.context.value(), self.threads.value(), self.gpu_layers.value(), self.idle_stop.value()

@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, QTimer
 
 from app.engine import catalog, download, gguf_info, library, memory
 from app.engine.child_job import ChildJob
+from app.engine.gpu_check import GpuCheck
 from app.engine.manager import Applied, BuiltinEngine, EngineStatus
 from app.engine.settings import EngineSettings
 from app.engine.tuning_panel import TuningPanel
@@ -81,7 +82,9 @@ class LocalModelsPanel(QObject):
         tab.restart_requested.connect(self.restart)
         session.engine.add_listener(self.show_engine)
         tab.destroyed.connect(self._tab_gone)
-        self.tuning = TuningPanel(session.engine, tab.tuning, self.engine_settings, self.cache, self._commit)
+        self.gpu = GpuCheck(self, self.data_dir)  # asked of a child: llama.cpp stays out of the window
+        self.tuning = TuningPanel(session.engine, tab.tuning, self.engine_settings, self.cache, self._commit, self.gpu)
+        self.gpu.start(self._gpu_known)
         self.refresh()
         self.show_engine(session.engine.status)
 
@@ -99,6 +102,7 @@ class LocalModelsPanel(QObject):
         self.log_timer.stop()
         self.session.engine.remove_listener(self.show_engine)
         self.tuning.close()
+        self.gpu.stop()
         for job in (self.downloader, self._reader):
             if job is not None and job.running():
                 job.stop()
@@ -145,6 +149,10 @@ class LocalModelsPanel(QObject):
         if not self.closed:
             self.tab.set_rows(self.rows())
             self.tuning.refresh()  # the default model's trained context bounds the context size
+
+    def _gpu_known(self) -> None:
+        if not self.closed:
+            self.tuning.gpu_known()
 
     def _read_in_background(self, paths: list[Path]) -> None:
         """One child at a time reads the next unread file's metadata (``worker_main info``)."""

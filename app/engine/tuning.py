@@ -8,7 +8,8 @@ loads; these limits are what a user may choose here, on this machine, for the de
   (more than a model was trained on only makes it ramble), else ``FALLBACK_MAX_CONTEXT`` (131,072);
 - threads: 1 up to this machine's logical CPUs (more only makes llama.cpp's threads wait on each other);
 - GPU layers: 0 up to ``MAX_GPU_LAYERS`` (999, more than any model here has, so it means "all"); a build of
-  llama.cpp without GPU support (``llama_supports_gpu_offload()``) ignores them, and the note says so;
+  llama.cpp without GPU support (``llama_supports_gpu_offload()``) ignores them, and the note says so (the
+  window learns this from a child process, app/engine/gpu_check.py, and says "checking…" until then);
 - idle stop: 0 (never) up to ``MAX_IDLE_STOP_MINUTES`` (a day).
 """
 
@@ -19,6 +20,7 @@ import os
 from dataclasses import dataclass
 from typing import Literal
 
+from app.engine import gpu_support
 from app.engine.settings import MIN_CONTEXT_SIZE, EngineSettings, default_threads
 
 FALLBACK_MAX_CONTEXT = 131_072  # tokens, when the default model's trained context is not known
@@ -39,12 +41,10 @@ def cpu_count() -> int:
 
 @functools.cache
 def gpu_offload() -> bool | None:
-    """What this llama.cpp build reports (``llama_supports_gpu_offload``); None when it is not installed."""
-    try:
-        import llama_cpp
-    except (ImportError, OSError):  # not installed, or its shared library does not load on this machine
-        return None
-    return bool(llama_cpp.llama_supports_gpu_offload())
+    """What this llama.cpp build reports (``llama_supports_gpu_offload``); None when it is not installed.
+    Loads llama.cpp into this process: the command line only. The window asks its metadata child instead
+    (app/engine/gpu_check.py)."""
+    return gpu_support.probe()
 
 
 @dataclass(frozen=True)

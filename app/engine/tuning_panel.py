@@ -6,13 +6,18 @@ A change the server reads only when it starts restarts an idle engine now (a use
 loaded engine expects the next answer to use it without waiting for a load then, and the tab shows the restart
 happening); a run in progress keeps its engine and the restart follows it ("applies after the current
 answer"). Kept out of local_models_panel.py, which only creates one and calls ``refresh``.
+
+Whether GPU layers do anything is asked of a child process (app/engine/gpu_check.py), never of llama.cpp in the
+window: the GPU note says "checking…" until the answer comes, and the rows work meanwhile.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from app.engine import gguf_info, library, tuning
+from app.engine.gpu_check import GpuCheck
 from app.engine.manager import Applied, BuiltinEngine, EngineStatus
 from app.engine.settings import MIN_CONTEXT_SIZE, EngineSettings
 from widgets.preferences_engine_tuning import EngineTuningBox, TuningShown
@@ -23,12 +28,14 @@ MESSAGES: dict[Applied, str] = {
     "restarting": "Saved. Restarting the engine with the new settings…",
     "after_run": "Saved. Applies after the current answer: the engine restarts with the new settings then.",
 }
+GPU_CHECKING = "checking whether this build of llama.cpp can use a GPU…"
 
 
 class TuningPanel:
     def __init__(self, engine: BuiltinEngine, box: EngineTuningBox, settings: Callable[[], EngineSettings],
-                 cache: gguf_info.InfoCache, commit: Callable[[EngineSettings], Applied]) -> None:
+                 cache: gguf_info.InfoCache, commit: Callable[[EngineSettings], Applied], gpu: GpuCheck) -> None:
         self.engine, self.box, self.settings, self.cache, self.commit = engine, box, settings, cache, commit
+        self.gpu = gpu
         self.limits = tuning.limits(None, library.DEMO_MODEL, None)
         self.waiting_restart = False
         box.apply_requested.connect(self.apply)
@@ -47,7 +54,16 @@ class TuningPanel:
             trained = info.context_length if info is not None else None
         except library.UnknownModelError:
             entry = None
-        return tuning.limits(trained, entry.name if entry else "the default model", tuning.gpu_offload())
+        answer = self.gpu.answer
+        known = answer is not None and answer.error is None
+        bounds = tuning.limits(trained, entry.name if entry else "the default model",
+                               answer.offload if answer is not None and known else True)
+        if answer is None:
+            return replace(bounds, gpu_note=GPU_CHECKING)
+        if answer.error is not None:
+            return replace(bounds, gpu_note=f"could not check whether llama.cpp can use a GPU ({answer.error}); "
+                                            "GPU layers are saved and used if the build supports them")
+        return bounds
 
     def refresh(self) -> None:
         self.limits = bounds = self.current_limits()
@@ -56,6 +72,11 @@ class TuningPanel:
             values.context, values.threads, values.gpu_layers, values.idle_stop, MIN_CONTEXT_SIZE,
             bounds.context_max, bounds.context_why, bounds.threads_max, "the logical CPUs of this machine",
             bounds.gpu_layers_max, bounds.gpu_note, bounds.idle_stop_max))
+
+    def gpu_known(self) -> None:
+        """The child answered: only the GPU note changes, values being edited stay."""
+        self.limits = self.current_limits()
+        self.box.show_gpu_note(self.limits.gpu_note)
 
     def apply(self, context: int, threads: int, gpu_layers: int, idle_stop: int) -> None:
         try:
