@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from orchestration.reasoning_effort import EFFORT_CHOICES, EffortChoice
 from widgets.attachment_strip import AttachmentStrip
 from widgets.chat_settings_popover import ChatOptions, ChatSettingsButton, ControlSupport
+from widgets.click_focus import ClickFocus
 from widgets.file_drop import image_png, local_files
 from widgets.icons import icon
 from widgets.tool_picker import ToolOption, ToolPicker
@@ -189,6 +190,7 @@ class Composer(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(frame)
+        self._click_focus = ClickFocus(self._input, frame)  # a click between the chips and the field types here
 
         self.set_models([])
         self._refresh_send_button()

@@ -62,17 +62,19 @@ def view_of(prepared: PreparedAttachment) -> AttachmentView:
                           part.data if isinstance(part, ImagePart) else None)
 
 
-def ask_for_files(parent: QWidget) -> list[str]:
-    paths, _ = QFileDialog.getOpenFileNames(parent, "Attach files", "", FILE_FILTER)
+def ask_for_files(parent: QWidget, folder: str) -> list[str]:
+    """The attach dialog, opened in ``folder``."""
+    paths, _ = QFileDialog.getOpenFileNames(parent, "Attach files", folder, FILE_FILTER)
     return paths
 
 
 class DraftAttachments:
     def __init__(self, composer: Composer, drop_targets: list[QWidget], report: Callable[[str], None], *,
-                 choose_files: Callable[[], list[str]] | None = None) -> None:
+                 choose_files: Callable[[str], list[str]] | None = None) -> None:
         self.composer = composer
         self.report = report
-        self.choose_files = choose_files or (lambda: ask_for_files(composer))
+        self.choose_files = choose_files or (lambda folder: ask_for_files(composer, folder))
+        self._folder: Path | None = None  # the folder last attached from, for this session's attach dialog
         self._items: list[PreparedAttachment] = []
         self._pasted = 0
         composer.attach_requested.connect(self.choose)
@@ -90,8 +92,13 @@ class DraftAttachments:
     def views(self) -> list[AttachmentView]:
         return [view_of(item) for item in self._items]
 
+    def attach_folder(self) -> str:
+        """Where the attach dialog opens: the folder last attached from in this session, else the user's home
+        (not the process's working folder, which is wherever Parley was started from)."""
+        return str(self._folder if self._folder is not None and self._folder.is_dir() else Path.home())
+
     def choose(self) -> None:
-        self.add_paths(self.choose_files())
+        self.add_paths(self.choose_files(self.attach_folder()))
 
     def add_paths(self, paths: list[str]) -> None:
         problems = []
@@ -100,6 +107,8 @@ class DraftAttachments:
                 self._add(load_attachment(Path(path)))
             except AttachmentError as problem:
                 problems.append(str(problem))
+            else:
+                self._folder = Path(path).parent
         self._show(problems)
 
     def add_image(self, data: bytes) -> None:
