@@ -166,28 +166,35 @@ def _sse_chunk(content: str) -> bytes:
     return b"data: " + delta.encode() + b"\n\n"
 
 
-def fill_long_conversation(home: Path, messages: int) -> None:
-    """One more conversation (the newest, so the list's top row) of ``messages`` messages: questions and
-    markdown answers of about 1,500 characters."""
+def _write_history(home: Path, body: str) -> None:
+    """Runs ``body`` (Python lines using ``history``, the History under ``home``, open) in a child process, so
+    the benchmark itself never imports the app it times; the history is closed after it."""
     env = {**os.environ, "PARLEY_HOME": str(home), "PYTHONPATH": str(REPO)}
     script = (
         "from app.paths import resolve_paths\n"
         "from app.storage import History\n"
         "history = History.open(resolve_paths().database)\n"
-        "c = history.create_conversation('A long conversation')\n"
-        f"for i in range({messages} // 2):\n"
-        "    history.add_message(c, 'user', f'Question {i}: how does part {i} of the system work?')\n"
-        "    history.add_message(c, 'assistant', f'## Part {i}\\n\\n' + 'It works by **reading** the rows, then "
-        "`writing` them back. ' * 12 + '\\n\\n- first\\n- second\\n\\n```python\\nprint(' + str(i) + ')\\n```\\n')\n"
+        + body +
         "history.close()\n")
     subprocess.run([sys.executable, "-c", script], env=env, check=True, cwd=REPO)
 
 
-class StreamingServer:
-    """A loopback OpenAI-compatible server that answers every chat request with a ``tokens``-token stream."""
+def fill_long_conversation(home: Path, messages: int) -> None:
+    """One more conversation (the newest, so the list's top row) of ``messages`` messages: questions and
+    markdown answers of about 1,500 characters."""
+    _write_history(home, (
+        "c = history.create_conversation('A long conversation')\n"
+        f"for i in range({messages} // 2):\n"
+        "    history.add_message(c, 'user', f'Question {i}: how does part {i} of the system work?')\n"
+        "    history.add_message(c, 'assistant', f'## Part {i}\\n\\n' + 'It works by **reading** the rows, then "
+        "`writing` them back. ' * 12 + '\\n\\n- first\\n- second\\n\\n```python\\nprint(' + str(i) + ')\\n```\\n')\n"))
 
-    def __init__(self, tokens: int) -> None:
-        self.chunks = [_sse_chunk(token) for token in _answer_tokens(tokens)]
+
+class _LoopbackServer:
+    """A loopback HTTP server on a free port that reads each whole request and hands the connection to
+    ``_answer``; the two benchmark servers below differ only in what they answer and note."""
+
+    def __init__(self) -> None:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(8)
@@ -202,48 +209,62 @@ class StreamingServer:
             except OSError:
                 return
             with conn:
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    more = conn.recv(65536)
-                    if not more:
-                        break
-                    data += more
-                head, _, body = data.partition(b"\r\n\r\n")
-                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length:")), 0)
-                while len(body) < length:
-                    more = conn.recv(65536)
-                    if not more:
-                        break
-                    body += more
-                try:
-                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
-                    for start in range(0, len(self.chunks), 20):  # 20 tokens a write, about 2,000 tokens a second
-                        conn.sendall(b"".join(self.chunks[start:start + 20]))
-                        time.sleep(0.01)
-                    conn.sendall(SSE_END)
-                except OSError:
-                    pass
+                self._read_request(conn)
+                self._answer(conn)
+
+    def _read_request(self, conn: socket.socket) -> None:
+        """Reads the head and a ``Content-Length`` body, so the client never sees its request cut off."""
+        data = self._first_read(conn)
+        while b"\r\n\r\n" not in data:
+            more = conn.recv(65536)
+            if not more:
+                break
+            data += more
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                       if line.lower().startswith(b"content-length:")), 0)
+        while len(body) < length:
+            more = conn.recv(65536)
+            if not more:
+                break
+            body += more
+
+    def _first_read(self, conn: socket.socket) -> bytes:
+        return b""
+
+    def _answer(self, conn: socket.socket) -> None:
+        raise NotImplementedError
 
     def close(self) -> None:
         self.sock.close()
 
 
+class StreamingServer(_LoopbackServer):
+    """A loopback OpenAI-compatible server that answers every chat request with a ``tokens``-token stream."""
+
+    def __init__(self, tokens: int) -> None:
+        self.chunks = [_sse_chunk(token) for token in _answer_tokens(tokens)]
+        super().__init__()
+
+    def _answer(self, conn: socket.socket) -> None:
+        try:
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+            for start in range(0, len(self.chunks), 20):  # 20 tokens a write, about 2,000 tokens a second
+                conn.sendall(b"".join(self.chunks[start:start + 20]))
+                time.sleep(0.01)
+            conn.sendall(SSE_END)
+        except OSError:
+            pass
+
+
 def fill_history(home: Path, conversations: int) -> None:
     """A history of ``conversations`` conversations (a question and an answer each) under ``home``."""
-    env = {**os.environ, "PARLEY_HOME": str(home), "PYTHONPATH": str(REPO)}
-    script = (
-        "import sys\n"
-        "from app.paths import resolve_paths\n"
-        "from app.storage import History\n"
-        "history = History.open(resolve_paths().database)\n"
+    _write_history(home, (
         "history.db.execute('PRAGMA synchronous=OFF')\n"
         f"for i in range({conversations}):\n"
         "    c = history.create_conversation(f'Conversation {i} about topic {i % 37}')\n"
         "    history.add_message(c, 'user', f'Question {i}: what about topic {i % 37}?')\n"
-        "    history.add_message(c, 'assistant', f'An answer about topic {i % 37}. ' * 20)\n"
-        "history.close()\n")
-    subprocess.run([sys.executable, "-c", script], env=env, check=True, cwd=REPO)
+        "    history.add_message(c, 'assistant', f'An answer about topic {i % 37}. ' * 20)\n"))
 
 
 def start_xvfb() -> tuple[subprocess.Popen[bytes], str]:
@@ -404,46 +425,22 @@ def cli_pairs(env: dict[str, str], repeat: int) -> dict[str, object]:
     return results
 
 
-class FirstByteServer:
+class FirstByteServer(_LoopbackServer):
     """A loopback HTTP server that notes when the first byte of each request arrives and answers with a short
     OpenAI-style stream, so ``parley chat`` finishes normally."""
 
     def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.port = self.sock.getsockname()[1]
         self.first_bytes: list[float] = []
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
+        super().__init__()
 
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with conn:
-                data = conn.recv(65536)
-                self.first_bytes.append(time.monotonic())
-                while b"\r\n\r\n" not in data:
-                    more = conn.recv(65536)
-                    if not more:
-                        break
-                    data += more
-                head, _, body = data.partition(b"\r\n\r\n")
-                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length:")), 0)
-                while len(body) < length:
-                    more = conn.recv(65536)
-                    if not more:
-                        break
-                    body += more
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n"
-                             b"Content-Length: " + str(len(SSE_ANSWER)).encode() + b"\r\n\r\n" + SSE_ANSWER)
+    def _first_read(self, conn: socket.socket) -> bytes:
+        data = conn.recv(65536)
+        self.first_bytes.append(time.monotonic())
+        return data
 
-    def close(self) -> None:
-        self.sock.close()
+    def _answer(self, conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n"
+                     b"Content-Length: " + str(len(SSE_ANSWER)).encode() + b"\r\n\r\n" + SSE_ANSWER)
 
 
 def chat_first_byte(env: dict[str, str], repeat: int, work: Path) -> dict[str, float]:

@@ -22,6 +22,7 @@ from PySide6.QtGui import QColor, QFont, QPalette, QTextCharFormat, QTextCursor,
 from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from widgets.icons import icon
+from widgets.run_filter import from_earlier_run
 from widgets.safe_text import SafeDocument, plain_label, visible_controls
 from widgets.spinner import Spinner
 
@@ -179,8 +180,8 @@ class ReasoningPane(QWidget):
     def handle_event(self, event: RunEvent) -> None:
         from orchestration import events as ev  # here, not at the top: pydantic stays off the first frame
 
-        if not isinstance(event, ev.RunStarted) and self._run_id is not None and event.run_id != self._run_id:
-            return  # a late event from an earlier run
+        if from_earlier_run(event, self._run_id):
+            return
         match event:
             case ev.RunStarted():
                 self._start_run(event.run_id)

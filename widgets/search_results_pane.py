@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
+from widgets.run_filter import from_earlier_run
 from widgets.safe_text import plain_tooltip
 from widgets.search_results import ResultEntry, SearchResults, is_openable
 
@@ -213,8 +214,8 @@ class SearchResultsPane(QWidget):
     def handle_event(self, event: RunEvent) -> None:
         from orchestration import events as ev  # here, not at the top: pydantic stays off the first frame
 
-        if not isinstance(event, ev.RunStarted) and self._run_id is not None and event.run_id != self._run_id:
-            return  # a late event from an earlier run
+        if from_earlier_run(event, self._run_id):
+            return
         match event:
             case ev.RunStarted():
                 self._start_run(event.run_id)

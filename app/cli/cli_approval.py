@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from app.cli.terminal_text import terminal_safe
+from app.runs.approval_policy import settle_by_policy
 from app.settings import Settings
 from orchestration.tool_turn import ApprovalRequest, Approver, Decision
 
@@ -105,17 +106,11 @@ def cli_approver(settings: Settings, approve: str | None, *, interactive: bool,
     terminal = TerminalApprover(remember, read_line=read_line, out=out) if interactive and approve is None else None
 
     async def approve_calls(requests: list[ApprovalRequest]) -> dict[str, Decision]:
-        policies = settings.tools.approval
-        decisions: dict[str, Decision] = {}
-        undecided: list[ApprovalRequest] = []
-        for request in requests:
-            policy = policies.get(request.name)
-            if policy in ("allow", "deny"):
-                decisions[request.call_id] = policy
-            elif approve in APPROVE_CHOICES:
-                decisions[request.call_id] = "allow" if approve == "all" else "deny"
-            else:
-                undecided.append(request)
+        decisions, undecided = settle_by_policy(settings.tools.approval, requests)
+        if approve in APPROVE_CHOICES:
+            flagged: Decision = "allow" if approve == "all" else "deny"
+            decisions.update((request.call_id, flagged) for request in undecided)
+            undecided = []
         if undecided and terminal is not None:
             decisions.update(await terminal(undecided))
         for request in undecided:

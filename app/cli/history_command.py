@@ -11,6 +11,7 @@ from pathlib import Path
 
 from app.cli.cli_common import EXIT_OK, UsageError
 from app.cli.cli_context import open_history
+from app.cli.list_output import printed_json_or_empty
 from app.file_write import write_file_atomically
 from app.storage.branches import versions
 from app.storage.exchange import export_json, import_conversation, read_export
@@ -83,11 +84,7 @@ def _preview(text: str) -> str:
 def _list(args: argparse.Namespace) -> int:
     with open_history(args) as history:
         rows = history.list_conversations(include_archived=args.all)
-    if args.json:
-        print(json.dumps([asdict(r) for r in rows], indent=2))
-        return EXIT_OK
-    if not rows:
-        print("No saved conversations yet.", file=sys.stderr)
+    if printed_json_or_empty(rows, as_json=args.json, empty="No saved conversations yet.", to_json=asdict):
         return EXIT_OK
     width = max(len(str(r.id)) for r in rows)
     for r in rows:
@@ -157,11 +154,7 @@ def run_search(args: argparse.Namespace) -> int:
             hits = HistorySearch(history).search(args.query, limit=args.limit)
         except SearchQueryError as exc:
             raise UsageError(str(exc)) from None
-    if args.json:
-        print(json.dumps([asdict(h) for h in hits], indent=2))
-        return EXIT_OK
-    if not hits:
-        print("No matches.", file=sys.stderr)
+    if printed_json_or_empty(hits, as_json=args.json, empty="No matches.", to_json=asdict):
         return EXIT_OK
     for hit in hits:
         where = "title" if hit.message_id is None else f"#{hit.message_id} {hit.role}"

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import sys
 from typing import cast
 
 from pydantic import ValidationError
 
 from app.cli.cli_common import EXIT_OK, UsageError
 from app.cli.cli_context import paths_from_args, secret_store, settings_from_args
+from app.cli.list_output import printed_json_or_empty
 from app.errors import describe_validation_error
 from app.settings import Settings, save_settings
 from tools.mcp import McpServerSettings, ServerStatus, exposed_name, secret_entry
@@ -146,11 +145,8 @@ def _list(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     statuses = asyncio.run(_statuses(args, settings)) if settings.mcp_servers else []
     rows = status_rows(settings.mcp_servers, statuses)
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return EXIT_OK
-    if not rows:
-        print("No MCP servers yet. Add one with: parley mcp add NAME -- COMMAND [ARGS...]", file=sys.stderr)
+    if printed_json_or_empty(rows, as_json=args.json,
+                             empty="No MCP servers yet. Add one with: parley mcp add NAME -- COMMAND [ARGS...]"):
         return EXIT_OK
     for r in rows:
         print(f"{r['name']}  {r['transport']}  {r['status']}  {r['target']}")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 from pydantic import ValidationError
 
 from app.cli.cli_common import EXIT_OK, UsageError
 from app.cli.cli_context import paths_from_args, secret_store, settings_from_args
+from app.cli.list_output import printed_json_or_empty
 from app.errors import describe_validation_error
 from app.runs.provider_setup import key_required
 from app.secrets import SecretStoreError, provider_entry
@@ -106,11 +105,8 @@ def _list(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     rows = [{"id": p.id, "kind": p.kind, "preset": p.preset, "base_url": p.base_url, "default_model": p.default_model,
              "default": p.id == settings.default_provider, "key": _key_state(p.id)} for p in settings.providers]
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return EXIT_OK
-    if not rows:
-        print("No providers yet. Add one with: parley providers add NAME --base-url URL --model M", file=sys.stderr)
+    empty = "No providers yet. Add one with: parley providers add NAME --base-url URL --model M"
+    if printed_json_or_empty(rows, as_json=args.json, empty=empty):
         return EXIT_OK
     width = max(len(p.id) for p in settings.providers)
     print(f"  {'NAME':<{width}}  KIND      KEY       MODEL  BASE URL")

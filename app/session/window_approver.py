@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 
+from app.runs.approval_policy import settle_by_policy
 from app.settings import Settings
 from orchestration.tool_turn import ApprovalRequest, Decision
 from widgets.approval_panel import ALWAYS, DENY, ApprovalPanel, PendingCall
@@ -40,15 +41,7 @@ class WindowApprover:
         return self._waiting is not None and not self._waiting.done()
 
     async def __call__(self, requests: list[ApprovalRequest]) -> dict[str, Decision]:
-        policies = self.settings().tools.approval
-        decisions: dict[str, Decision] = {}
-        asking: list[ApprovalRequest] = []
-        for request in requests:
-            policy = policies.get(request.name)
-            if policy in ("allow", "deny"):
-                decisions[request.call_id] = policy
-            else:
-                asking.append(request)
+        decisions, asking = settle_by_policy(self.settings().tools.approval, requests)
         if not asking:
             return decisions
         self._waiting = asyncio.get_running_loop().create_future()

@@ -21,7 +21,10 @@ import contextlib
 import secrets
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
+
+# How Database.atomic starts a transaction: IMMEDIATE takes the write lock before the first read.
+Begin = Literal["BEGIN", "BEGIN IMMEDIATE"]
 
 Parameters = Sequence[Any] | Mapping[str, Any] | None
 
@@ -128,9 +131,10 @@ class Database:
             self.conn.execute("ROLLBACK")
 
     @contextlib.contextmanager
-    def atomic(self) -> Iterator[Database]:
+    def atomic(self, *, begin: Begin = "BEGIN") -> Iterator[Database]:
         """One transaction around the block, committed at its end and rolled back by any exception; inside an
-        open transaction, a savepoint of it."""
+        open transaction, a savepoint of it. ``begin`` is how a new transaction starts: ``BEGIN IMMEDIATE``
+        takes the write lock first (app/storage/transactions.py says why)."""
         if self.conn.in_transaction:
             savepoint = f"parley_{secrets.token_hex(8)}"
             self.conn.execute(f"SAVEPOINT {savepoint}")
@@ -143,7 +147,7 @@ class Database:
                 raise
             self.conn.execute(f"RELEASE SAVEPOINT {savepoint}")
             return
-        self.conn.execute("BEGIN")
+        self.conn.execute(begin)
         try:
             yield self
         except BaseException:

@@ -22,21 +22,8 @@ def write_transaction(db: Database) -> Iterator[None]:
     writer up to the busy timeout, so what it reads inside is what it writes on. (A transaction that reads first
     and writes later cannot wait: if another connection wrote in between, SQLite refuses the write at once.)
     Inside an open transaction it is a savepoint of that one."""
-    if db.conn.in_transaction:
-        with db.atomic():
-            yield
-        return
-    db.conn.execute("BEGIN IMMEDIATE")
-    try:
+    with db.atomic(begin="BEGIN IMMEDIATE"):
         yield
-    except BaseException:
-        db.rollback()
-        raise
-    try:
-        db.conn.execute("COMMIT")
-    except BaseException:
-        db.rollback()
-        raise
 
 
 __all__ = ["write_transaction"]

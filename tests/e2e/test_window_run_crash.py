@@ -6,11 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from app.paths import resolve_paths
-from app.secrets.store import SecretStore
-from app.session.gui import build_window
 from app.settings import ProviderSettings, Settings, save_settings
 from tests.support.loopback import LoopbackServer
-from tests.support.memory_keyring import MemoryKeyring
+from tests.support.session_window import shown_session_window
 from tests.support.window_snapshot import snapshot, until
 
 
@@ -22,9 +20,7 @@ def test_a_bug_in_a_run_is_named_in_the_chat_and_the_composer_comes_back(qtbot, 
                                                                          monkeypatch):
     save_settings(Settings(providers=[ProviderSettings(id="local", base_url=loopback.url + "/v1", default_model="m")],
                            default_provider="local"), resolve_paths().settings)
-    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-    qtbot.addWidget(window)
-    window.show()
+    window, session = shown_session_window(qtbot)
     crashes: list[tuple[Any, str]] = []
     session.controller.crashed.connect(lambda live, trace: crashes.append((live, trace)))
     monkeypatch.setattr("app.session.run_controller.run", broken_run)  # the bug: what the controller runs raises

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -74,6 +75,15 @@ def open_window(qtbot: Any, qasync_loop: Any) -> tuple[Any, Any]:
 def close_window(qasync_loop: Any, session: Any) -> None:
     qasync_loop.run_until_complete(asyncio.wait_for(session.aclose(), GUARD_S))
     session.history.close()
+
+
+@pytest.fixture(name="app")
+def app_fixture(qtbot: Any, qasync_loop: Any, model: Model) -> Iterator[tuple[Any, Any]]:
+    """The ``app`` fixture: ``(window, session)`` from ``open_window`` on the test's ``model``, closed after the
+    test (import it into a test module together with ``model_fixture``)."""
+    window, session = open_window(qtbot, qasync_loop)
+    yield window, session
+    close_window(qasync_loop, session)
 
 
 def settle(qasync_loop, session) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from tests.support.main_window import exposed_main_window
 from widgets.approval_panel import ALLOW, ALWAYS, ARGUMENTS_COLLAPSED_LINES, DENY, ApprovalPanel, PendingCall
 
 
@@ -118,13 +119,7 @@ def _long_diff(lines: int = 400) -> str:
 
 
 def test_show_all_on_a_long_preview_keeps_the_decisions_in_view(qtbot):
-    from widgets.main_window import MainWindow
-
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1100, 760)
-    window.show()
-    qtbot.waitExposed(window)
+    window = exposed_main_window(qtbot, 1100, 760)
     window.approval.ask([PendingCall("w1", "write_file", {"path": "notes.md"}, preview=_long_diff())])
     card = window.approval.cards[0]
     card.expand.click()
@@ -137,13 +132,7 @@ def test_show_all_on_a_long_preview_keeps_the_decisions_in_view(qtbot):
 
 
 def test_show_all_in_a_short_window_keeps_the_decisions_in_view(qtbot):
-    from widgets.main_window import MainWindow
-
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1000, 480)
-    window.show()
-    qtbot.waitExposed(window)
+    window = exposed_main_window(qtbot, 1000, 480)
     height = window.height()
     window.approval.ask([PendingCall("a1", "run", {"command": "x " * 5000, **{f"k{i}": i for i in range(300)}})])
     card = window.approval.cards[0]
@@ -156,13 +145,7 @@ def test_show_all_in_a_short_window_keeps_the_decisions_in_view(qtbot):
 
 
 def test_expanding_a_later_card_of_a_batch_scrolls_its_decisions_into_view(qtbot):
-    from widgets.main_window import MainWindow
-
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1100, 760)
-    window.show()
-    qtbot.waitExposed(window)
+    window = exposed_main_window(qtbot, 1100, 760)
     batch = [PendingCall(f"w{i}", "write_file", {"path": f"n{i}.md"}, preview=_long_diff()) for i in range(3)]
     window.approval.ask(batch)
     last = window.approval.cards[2]

@@ -3,6 +3,7 @@ closing, the window resized), if it was at the bottom; scrolled up, it keeps sho
 
 from __future__ import annotations
 
+from tests.support.main_window import exposed_main_window
 from widgets.chat_view import ChatMessage
 from widgets.main_window import MainWindow
 
@@ -11,11 +12,7 @@ LONG = ("A paragraph long enough to wrap differently when the chat column change
 
 
 def window_with_a_long_chat(qtbot) -> MainWindow:
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1280, 820)
-    window.show()
-    qtbot.waitExposed(window)
+    window = exposed_main_window(qtbot, 1280, 820)
     window.chat_view.set_messages([ChatMessage("user" if i % 2 == 0 else "assistant", f"{i}: {LONG}")
                                    for i in range(40)])
     window.chat_view.scroll_to_bottom()

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QAbstractButton, QWidget
 
+from tests.support.main_window import exposed_main_window
 from tests.support.run_script import RunScript
 from widgets.drawer_space import CHAT_MIN_WIDTH, DRAWER_MAX_SHARE, DRAWER_MIN_WIDTH, SIDE_MIN_WIDTH
 from widgets.main_window import MainWindow
@@ -68,11 +69,7 @@ def test_panes_and_buttons_have_accessible_names(qtbot):
 
 
 def test_opening_the_inspector_keeps_the_sidebar_and_the_chat_usable(qtbot):
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1280, 820)
-    window.show()
-    qtbot.waitExposed(window)
+    window = exposed_main_window(qtbot, 1280, 820)
     window.panes.setMinimumWidth(300)  # as wide as search results make it
     qtbot.wait(50)  # the layout has taken in that minimum before the drawer opens
     before = window.splitter.sizes()
@@ -89,11 +86,7 @@ def test_opening_the_inspector_keeps_the_sidebar_and_the_chat_usable(qtbot):
 
 
 def test_closing_the_drawer_by_its_own_button_gives_the_room_back(qtbot):
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1280, 820)
-    window.show()
-    qtbot.waitExposed(window)
+    window = exposed_main_window(qtbot, 1280, 820)
     before = window.splitter.sizes()
     window.toggle_inspector()
     assert not window.panes.isVisible()  # no room for them at this width
@@ -103,11 +96,7 @@ def test_closing_the_drawer_by_its_own_button_gives_the_room_back(qtbot):
 
 
 def test_a_narrow_window_shortens_the_pane_tabs_instead_of_cutting_the_last_one(qtbot):
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(520, 700)  # as narrow as the window goes
-    window.show()
-    qtbot.waitExposed(window)
+    window = exposed_main_window(qtbot, 520, 700)  # as narrow as the window goes
     bar = window.panes.tabBar()
     assert bar.tabRect(bar.count() - 1).right() < bar.width()  # every tab ends inside the bar
     assert [window.panes.tabToolTip(i) for i in range(bar.count())] == ["Reasoning", "Search results"]

@@ -10,8 +10,9 @@ the settings stays cheap (issue 17).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tools.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from tools.files.settings import WorkspaceSettings
@@ -25,13 +26,7 @@ _HOMES = {"WorkspaceSettings": "tools.files.settings", "PathRefused": "tools.fil
           "Workspace": "tools.files.workspace"}
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'tools.files' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES, globals())
 
 
 __all__ = [

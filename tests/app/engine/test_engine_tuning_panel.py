@@ -46,6 +46,12 @@ async def _wait(condition, seconds: float = 20.0) -> None:  # type: ignore[no-un
     raise AssertionError("timed out")
 
 
+
+def restarted(qasync_loop, session, first: int | None) -> None:  # type: ignore[no-untyped-def]
+    """Waits until the engine runs again as a new process (not ``first``) and is ready."""
+    qasync_loop.run_until_complete(_wait(lambda: session.engine.pid not in (None, first)
+                                         and session.engine.status.phase == "ready"))
+
 def tab_with_default_model(qtbot, qasync_loop, tmp_path: Path, fake_python: str
                            ) -> tuple[Session, LocalModelsTab, LocalModelsPanel]:
     session = Session(tmp_path, fake_python)
@@ -78,8 +84,7 @@ def test_apply_saves_and_restarts_the_idle_engine_with_the_new_context(qtbot, qa
         qtbot.mouseClick(box.apply_button, Qt.MouseButton.LeftButton)
         assert session.saved_engine()["context_size"] == 2048 and session.saved_engine()["idle_stop_minutes"] == 15
         assert box.status.text().startswith("Saved. Restarting the engine")
-        qasync_loop.run_until_complete(_wait(lambda: session.engine.pid not in (None, first)
-                                             and session.engine.status.phase == "ready"))
+        restarted(qasync_loop, session, first)
         assert flag(session.engine.pid, "--n_ctx") == "2048"
         assert box.status.text() == "Applied: the engine runs tiny with the new settings."
         assert not box.apply_button.isEnabled()
@@ -101,8 +106,7 @@ def test_during_a_run_the_change_applies_after_the_answer(qtbot, qasync_loop, tm
         qasync_loop.run_until_complete(asyncio.sleep(0.3))
         assert session.engine.pid == first and flag(first, "--n_ctx") == "4096"
         session.engine.end_run()
-        qasync_loop.run_until_complete(_wait(lambda: session.engine.pid not in (None, first)
-                                             and session.engine.status.phase == "ready"))
+        restarted(qasync_loop, session, first)
         assert flag(session.engine.pid, "--n_ctx") == "8192"
         assert tab.tuning.status.text().startswith("Applied")
     finally:

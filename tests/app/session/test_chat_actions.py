@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu, QMessageBox
 
@@ -14,21 +13,13 @@ from app.runs.chat_recording import CONTINUE_PROMPT
 from tests.support.window_actions import (
     CTRL_SHIFT,
     Model,
-    close_window,
+    app_fixture,  # noqa: F401 (the app fixture)
     model_fixture,  # noqa: F401 (the model fixture)
-    open_window,
     settle,
     stopped_answer,
     streamed,
 )
 from tests.support.window_actions import tree as stored_tree
-
-
-@pytest.fixture
-def app(qtbot, qasync_loop, model):
-    window, session = open_window(qtbot, qasync_loop)
-    yield window, session
-    close_window(qasync_loop, session)
 
 
 def tree(session) -> list[tuple[str, str]]:

@@ -11,14 +11,12 @@ from pathlib import Path
 import pytest
 
 from app.paths import resolve_paths
-from app.secrets.store import SecretStore
-from app.session.gui import build_window
 from app.settings import ProviderSettings, Settings, save_settings
 from app.storage import History
 from app.storage.chat_settings import ChatSettingsStore
 from tests.support.loopback import LoopbackServer, Request, Response
-from tests.support.memory_keyring import MemoryKeyring
 from tests.support.openai_wire import stream_response
+from tests.support.session_window import shown_session_window
 from widgets.chat_settings_popover import ChatOptions
 
 GUARD_S = 15  # hang guard, not a speed assertion
@@ -45,13 +43,6 @@ def configured(server, parley_home: Path) -> Path:
     return parley_home
 
 
-def open_window(qtbot):
-    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-    qtbot.addWidget(window)
-    window.show()
-    return window, session
-
-
 def send(qasync_loop, window, session, text: str) -> None:
     done = qasync_loop.create_future()
     session.controller.event_emitted.connect(
@@ -69,7 +60,7 @@ def sent_settings(request: Request) -> tuple:
 
 
 def test_settings_reach_the_request_and_come_back_after_a_restart(qtbot, qasync_loop, configured, server):
-    window, session = open_window(qtbot)
+    window, session = shown_session_window(qtbot)
     composer = window.composer
     assert composer.current_model() == ("local", "m1")
     assert composer.chat_options() == ChatOptions("Default prompt.", None, None)
@@ -88,7 +79,7 @@ def test_settings_reach_the_request_and_come_back_after_a_restart(qtbot, qasync_
     assert composer.selected_tools() is None
     session.history.close()
 
-    again, again_session = open_window(qtbot)
+    again, again_session = shown_session_window(qtbot)
     again_session.open_conversation(conversation)
     assert again.composer.current_model() == ("other", "m2")
     assert again.composer.chat_options() == ChatOptions("Be brief.", 0.3, 200)
@@ -101,7 +92,7 @@ def test_settings_reach_the_request_and_come_back_after_a_restart(qtbot, qasync_
 
 
 def test_a_changed_control_is_kept_with_the_open_conversation(qtbot, qasync_loop, configured, server):
-    window, session = open_window(qtbot)
+    window, session = shown_session_window(qtbot)
     send(qasync_loop, window, session, "hi")
     conversation = session.conversation_id
     assert sent_settings(server.requests[-1])[1] == "Default prompt."
@@ -114,7 +105,7 @@ def test_a_changed_control_is_kept_with_the_open_conversation(qtbot, qasync_loop
     with History.open(resolve_paths().database) as history:
         kept = ChatSettingsStore(history).load(conversation)
     assert (kept.max_output_tokens, kept.system_prompt, kept.provider, kept.model) == (777, None, "local", "m1")
-    again, again_session = open_window(qtbot)
+    again, again_session = shown_session_window(qtbot)
     again_session.open_conversation(conversation)
     assert again.composer.chat_options() == ChatOptions("", None, 777)
     send(qasync_loop, again, again_session, "more")
@@ -124,7 +115,7 @@ def test_a_changed_control_is_kept_with_the_open_conversation(qtbot, qasync_loop
 
 def test_reasoning_effort_is_disabled_for_a_custom_server_and_nothing_waits_for_it(qtbot, qasync_loop,
                                                                                    configured, server):
-    window, session = open_window(qtbot)
+    window, session = shown_session_window(qtbot)
     composer = window.composer
     composer.set_reasoning_effort("high")
     effort = composer.findChild(type(composer._effort), "effortPicker")

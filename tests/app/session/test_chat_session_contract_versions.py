@@ -10,11 +10,9 @@ import json
 import re
 
 from app.paths import resolve_paths
-from app.secrets.store import SecretStore
-from app.session.gui import build_window
 from app.storage import History
 from tests.app.session.test_chat_session_newer_events import record_run
-from tests.support.memory_keyring import MemoryKeyring
+from tests.support.session_window import shown_session_window
 
 
 def restamp(history: History, run_id: str, version: str) -> int:
@@ -33,9 +31,7 @@ def open_stored(qtbot, version: str):
         conversation = history.create_conversation(f"stored as {version}")
         run_id = record_run(history, conversation)
         stored = restamp(history, run_id, version)
-    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-    qtbot.addWidget(window)
-    window.show()
+    window, session = shown_session_window(qtbot)
     session.open_conversation(conversation)
     return window, session, run_id, stored
 

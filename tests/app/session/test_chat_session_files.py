@@ -7,13 +7,11 @@ import asyncio
 import json
 
 from app.paths import resolve_paths
-from app.secrets.store import SecretStore
-from app.session.gui import build_window
 from app.settings import load_settings
 from app.storage import History
 from app.storage.run_recorder import RunRecorder
 from orchestration.events import ContentDelta, Done, EventFactory, RunStarted
-from tests.support.memory_keyring import MemoryKeyring
+from tests.support.session_window import shown_session_window
 
 
 def saved_conversation() -> int:
@@ -30,16 +28,9 @@ def saved_conversation() -> int:
     return cid
 
 
-def open_window(qtbot):
-    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-    qtbot.addWidget(window)
-    window.show()
-    return window, session
-
-
 def test_export_both_formats_and_import_back(qtbot, qasync_loop, parley_home, tmp_path):
     cid = saved_conversation()
-    window, session = open_window(qtbot)
+    window, session = shown_session_window(qtbot)
     assert not window.menus.export_markdown.isEnabled()
     session.open_conversation(cid)
     assert window.menus.export_markdown.isEnabled()
@@ -67,7 +58,7 @@ def test_export_both_formats_and_import_back(qtbot, qasync_loop, parley_home, tm
 
 
 def test_a_bad_import_file_is_refused_with_its_problem(qtbot, qasync_loop, parley_home, tmp_path):
-    window, session = open_window(qtbot)
+    window, session = shown_session_window(qtbot)
     bad = tmp_path / "notes.json"
     bad.write_text('{"format": "something else"}', encoding="utf-8")
     session.choose_import_file = lambda: str(bad)
@@ -81,7 +72,7 @@ def test_a_bad_import_file_is_refused_with_its_problem(qtbot, qasync_loop, parle
 
 def test_a_failed_export_write_is_reported(qtbot, qasync_loop, parley_home, tmp_path):
     cid = saved_conversation()
-    window, session = open_window(qtbot)
+    window, session = shown_session_window(qtbot)
     session.open_conversation(cid)
     session.choose_conversation_file = lambda suggested, fmt: str(tmp_path / "missing-folder" / "out.md")
     window.menus.export_markdown.trigger()
@@ -90,7 +81,7 @@ def test_a_failed_export_write_is_reported(qtbot, qasync_loop, parley_home, tmp_
 
 
 def test_view_theme_is_saved(qtbot, qasync_loop, parley_home):
-    window, session = open_window(qtbot)
+    window, session = shown_session_window(qtbot)
     window.menus.theme_actions["dark"].trigger()
     assert load_settings(resolve_paths().settings).settings.ui.theme == "dark"
     assert window.menus.theme_actions["dark"].isChecked()

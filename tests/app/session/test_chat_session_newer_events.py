@@ -9,15 +9,13 @@ import asyncio
 import json
 
 from app.paths import resolve_paths
-from app.secrets.store import SecretStore
-from app.session.gui import build_window
 from app.storage import History
 from app.storage.run_recorder import RunRecorder
 from orchestration.limits import LoopLimits
 from orchestration.loop import RunLoop, RunRequest
 from orchestration.messages import UserMessage
 from orchestration.scripted import ScriptedModel, Step
-from tests.support.memory_keyring import MemoryKeyring
+from tests.support.session_window import shown_session_window
 from tools import default_registry
 
 
@@ -56,9 +54,7 @@ def test_events_this_version_cannot_read_are_named_and_the_rest_is_shown(qtbot, 
             {"type": "tool_result", "id": "call_9", "name": "calculate"},  # status, result and the rest missing
         ])
 
-    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-    qtbot.addWidget(window)
-    window.show()
+    window, session = shown_session_window(qtbot)
     session.open_conversation(conversation)
 
     shown = window.chat_view.messages()

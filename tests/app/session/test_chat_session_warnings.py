@@ -5,15 +5,13 @@ from __future__ import annotations
 import asyncio
 
 from app.paths import resolve_paths
-from app.secrets.store import SecretStore
-from app.session.gui import build_window
 from app.storage import History
 from app.storage.run_recorder import RunRecorder
 from orchestration.limits import LoopLimits
 from orchestration.loop import RunLoop, RunRequest
 from orchestration.messages import UserMessage
 from orchestration.scripted import ScriptedModel, Step
-from tests.support.memory_keyring import MemoryKeyring
+from tests.support.session_window import shown_session_window
 from tools import default_registry
 
 
@@ -38,9 +36,7 @@ def test_reopening_a_conversation_shows_its_last_runs_warnings_again(qtbot, parl
         asyncio.run(RunLoop(ScriptedModel([Step(text=["Hello."])]), default_registry(), quiet_recorder).run(
             RunRequest(model="m", messages=[UserMessage(content="hi")], run_id=ids.run_id)))
 
-    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-    qtbot.addWidget(window)
-    window.show()
+    window, session = shown_session_window(qtbot)
     session.open_conversation(clamped)
     assert not window.banner.isHidden()
     (message,) = window.banner.messages()

@@ -6,25 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolButton
 
 from app.paths import resolve_paths
 from app.storage import History
 from tests.support.window_actions import (
-    close_window,
+    app_fixture,  # noqa: F401 (the app fixture)
     model_fixture,  # noqa: F401 (the model fixture)
-    open_window,
     settle,
 )
-
-
-@pytest.fixture
-def app(qtbot, qasync_loop, model):
-    window, session = open_window(qtbot, qasync_loop)
-    yield window, session
-    close_window(qasync_loop, session)
 
 
 def files(tmp_path: Path, **contents: str) -> list[str]:

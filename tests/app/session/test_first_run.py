@@ -9,12 +9,10 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.paths import resolve_paths
-from app.secrets.store import SecretStore
-from app.session.gui import build_window
 from app.settings import load_settings
 from tests.support.engine_off import save_engine_off
 from tests.support.loopback import Response
-from tests.support.memory_keyring import MemoryKeyring
+from tests.support.session_window import shown_session_window
 from widgets.add_provider_dialog import AddProviderDialog
 
 
@@ -25,9 +23,7 @@ def no_engine(parley_home):
 
 
 def test_a_send_without_a_provider_keeps_the_welcome_and_its_button(qtbot, qasync_loop, parley_home):
-    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-    qtbot.addWidget(window)
-    window.show()
+    window, session = shown_session_window(qtbot)
     session.send("Hello?")
     assert window.centre_stack.currentWidget() is window.welcome
     assert window.welcome.add_button.isVisible()
@@ -37,9 +33,7 @@ def test_a_send_without_a_provider_keeps_the_welcome_and_its_button(qtbot, qasyn
 
 
 def test_the_welcome_says_no_provider_is_set_up_once(qtbot, qasync_loop, parley_home):
-    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-    qtbot.addWidget(window)
-    window.show()
+    window, session = shown_session_window(qtbot)
     assert "No provider is set up yet." in window.welcome.text.text()
     session.send("Hello?")
     shown = window.welcome.text.text() + window.welcome.notice_text()
@@ -54,9 +48,7 @@ def test_the_welcome_says_no_provider_is_set_up_once(qtbot, qasync_loop, parley_
 def test_the_welcome_button_opens_a_dialog_that_lists_models_and_adds_the_provider(qtbot, qasync_loop, loopback,
                                                                                    parley_home):
     loopback.add("GET", "/v1/models", Response.json({"data": [{"id": "tiny-1"}, {"id": "tiny-2"}]}))
-    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-    qtbot.addWidget(window)
-    window.show()
+    window, session = shown_session_window(qtbot)
     session.send("Hello?")
     qtbot.mouseClick(window.welcome.add_button, Qt.MouseButton.LeftButton)
     dialog = window.findChild(AddProviderDialog)
