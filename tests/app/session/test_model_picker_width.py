@@ -1,0 +1,88 @@
+"""The composer's model picker shows its whole choice (user pass 2026-11-27: "pass-model · |" and "pass-n" with
+the inspector open, "builtin" clipped at the default window size): it gets the width its text needs, up to
+MODEL_PICKER_MAX_WIDTH, and past that limit the text is elided and the whole name is in the tooltip. The real
+window (pytest-qt, qasync) at its default size, the inspector opened as the user opens it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox
+
+from app.paths import resolve_paths
+from app.settings import ProviderSettings, Settings, save_settings
+from tests.support.loopback import LoopbackServer
+from tests.support.window_actions import Model, close_window, open_window
+from widgets.model_picker import MODEL_PICKER_MAX_WIDTH
+
+
+def shot(window, name: str) -> None:
+    """With PARLEY_SHOTS set: the window saved as a PNG there, to look at."""
+    folder = os.environ.get("PARLEY_SHOTS")
+    if folder:
+        window.grab().save(str(Path(folder) / f"{name}.png"))
+
+
+def picker_of(window) -> QComboBox:
+    picker = window.composer.findChild(QComboBox, "modelPicker")
+    assert picker is not None
+    return picker
+
+
+def text_room(picker: QComboBox) -> int:
+    """The width the style gives the picker's text (the text is cut or elided past it)."""
+    option = QStyleOptionComboBox()
+    picker.initStyleOption(option)
+    return picker.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                         QStyle.SubControl.SC_ComboBoxEditField, picker).width()
+
+
+def shows_all_of(picker: QComboBox) -> bool:
+    return picker.fontMetrics().horizontalAdvance(picker.currentText()) <= text_room(picker)
+
+
+@pytest.fixture
+def pass_models(loopback: LoopbackServer) -> Model:
+    providers = [ProviderSettings(id="pass", base_url=loopback.url + "/v1", default_model="pass-model"),
+                 ProviderSettings(id="pass-n", base_url=loopback.url + "/v1", default_model="pass-model")]
+    save_settings(Settings(providers=providers, default_provider="pass"), resolve_paths().settings)
+    return Model(loopback)
+
+
+def test_the_picker_shows_its_whole_choice_with_the_inspector_open(qtbot, qasync_loop, pass_models):
+    window, session = open_window(qtbot, qasync_loop)
+    try:
+        picker = picker_of(window)
+        qtbot.waitUntil(lambda: picker.currentText() == "pass-model · pass", timeout=3000)
+        shot(window, "picker-default")
+        assert shows_all_of(picker), (picker.width(), text_room(picker))
+        assert window.composer.set_current_model("pass-n", "pass-model")
+        qtbot.wait(50)  # the row is laid out again on the next turn of the event loop
+        assert shows_all_of(picker), (picker.width(), text_room(picker))
+        window.toggle_inspector()
+        qtbot.waitUntil(window.inspector.isVisible, timeout=3000)
+        qtbot.wait(50)
+        shot(window, "picker-inspector")
+        assert shows_all_of(picker), (picker.width(), text_room(picker))
+        assert "pass-model" not in picker.toolTip()  # shown whole: the tooltip is the picker's own
+    finally:
+        close_window(qasync_loop, session)
+
+
+def test_a_name_past_the_limit_is_elided_and_whole_in_the_tooltip(qtbot, qasync_loop, loopback: LoopbackServer):
+    long_model = "an-extremely-long-model-name-from-a-local-server-that-keeps-going-2026-11-27-q4_k_m"
+    providers = [ProviderSettings(id="pass", base_url=loopback.url + "/v1", default_model=long_model)]
+    save_settings(Settings(providers=providers, default_provider="pass"), resolve_paths().settings)
+    Model(loopback)
+    window, session = open_window(qtbot, qasync_loop)
+    try:
+        picker = picker_of(window)
+        qtbot.waitUntil(lambda: picker.currentText() == f"{long_model} · pass", timeout=3000)
+        shot(window, "picker-long")
+        assert picker.width() <= MODEL_PICKER_MAX_WIDTH
+        assert not shows_all_of(picker)
+        assert picker.toolTip().splitlines() == [f"{long_model} · pass", "Provider and model for the next message"]
+    finally:
+        close_window(qasync_loop, session)
