@@ -86,3 +86,23 @@ def test_a_name_past_the_limit_is_elided_and_whole_in_the_tooltip(qtbot, qasync_
         assert picker.toolTip().splitlines() == [f"{long_model} · pass", "Provider and model for the next message"]
     finally:
         close_window(qasync_loop, session)
+
+
+def test_the_built_in_models_name_shows_whole_at_the_default_size(qtbot, qasync_loop):
+    """A guard, not a reproduction: at this test screen's default size the built-in name had room before the fix
+    too (the user pass saw it cut on a 1400 px xvfb screen with the window's panes open)."""
+    from app.engine import library
+    from app.engine.adapter import BUILTIN_PROVIDER
+
+    save_settings(Settings(), resolve_paths().settings)
+    if not library.builtin_usable(Settings().engine):
+        pytest.skip("the built-in engine or its demo model is not installed here")
+    window, session = open_window(qtbot, qasync_loop)
+    try:
+        picker = picker_of(window)
+        qtbot.waitUntil(lambda: picker.currentText().endswith(f" · {BUILTIN_PROVIDER}"), timeout=3000)
+        qtbot.wait(50)
+        shot(window, "picker-builtin")
+        assert shows_all_of(picker), (picker.currentText(), picker.width(), text_room(picker))
+    finally:
+        close_window(qasync_loop, session)
