@@ -9,7 +9,7 @@ whole name is in the tooltip. The drop-down list still shows every name in full.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QRect, QSize, Qt
 from PySide6.QtGui import QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QComboBox, QSizePolicy, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
@@ -71,6 +71,11 @@ class ModelPicker(QComboBox):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._refresh_tooltip()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):  # the text's width changed
+            self._refit()
 
     def _refit(self, _index: int = -1) -> None:
         self.updateGeometry()
