@@ -68,10 +68,12 @@ def test_the_picker_shows_its_whole_choice_with_the_inspector_open(qtbot, qasync
         shot(window, "picker-default")
         assert shows_all_of(picker), (picker.width(), text_room(picker))
         assert window.composer.set_current_model("pass-n", "pass-model")
-        qtbot.wait(50)  # the row is laid out again on the next turn of the event loop
+        qtbot.waitUntil(lambda: shows_all_of(picker), timeout=2000)  # laid out again on a later turn of the loop
         assert shows_all_of(picker), (picker.width(), text_room(picker))
         window.toggle_inspector()
         qtbot.waitUntil(window.inspector.isVisible, timeout=3000)
+        tools = window.composer.tool_picker()
+        qtbot.waitUntil(lambda: tools.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonIconOnly, timeout=2000)
         qtbot.wait(50)
         shot(window, "picker-inspector")
         # the chat column at its minimum (CHAT_MIN_WIDTH) with Tools and Chat icon-only: whole if it fits, else
@@ -115,7 +117,7 @@ def test_the_built_in_models_name_shows_whole_at_the_default_size(qtbot, qasync_
     try:
         picker = picker_of(window)
         qtbot.waitUntil(lambda: picker.currentText().endswith(f" · {BUILTIN_PROVIDER}"), timeout=3000)
-        qtbot.wait(50)
+        qtbot.waitUntil(lambda: shows_all_of(picker), timeout=2000)  # the names arrive, then the row is laid out
         shot(window, "picker-builtin")
         assert shows_all_of(picker), (picker.currentText(), picker.width(), text_room(picker))
     finally:
