@@ -139,7 +139,7 @@ def main() -> None:
     sys.meta_path.insert(0, MeteredFinder(meter))
     stages: dict[str, int] = {"python": rss_kb()}
 
-    from app import startup_trace
+    from app.session import startup_trace
 
     original_mark = startup_trace.mark
 

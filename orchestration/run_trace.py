@@ -2,13 +2,13 @@
 
 ``RunTrace.apply(event)`` folds events, one at a time, into model calls (request summary, time to first token,
 duration, tokens, finish reason, the assembled answer) with the tool calls each one asked for nested under it
-(arguments, status transitions queued > executing > ok|error|timeout|denied with timestamps, duration, result,
-truncation) and warnings where they happened. The same code serves a run streaming now and a run read back from
-the database, so the inspector is only a view over this. It folds the typed event union (``RunEvent``) and keeps
-the events it folded as they are; a stored run is read into the union first (``from_stored``, through
-orchestration/stored_events.py, which names what it could not read in ``unread_note``). The request and
-response bodies on the wire stay what the capture made them (redacted JSON text). Everything shown or exported
-goes through ``redact_text`` with the run's secrets.
+(arguments, status transitions queued > executing > ok|error|timeout|denied, or queued > not run, with timestamps,
+duration, result, truncation) and warnings where they happened. The same code serves a run streaming now and a run
+read back from the database, so the inspector is only a view over this. It folds the typed event union
+(``RunEvent``) and keeps the events it folded as they are; a stored run is read into the union first
+(``from_stored``, through orchestration/stored_events.py, which names what it could not read in ``unread_note``).
+The request and response bodies on the wire stay what the capture made them (redacted JSON text). Everything shown
+or exported goes through ``redact_text`` with the run's secrets.
 """
 
 from __future__ import annotations
@@ -33,9 +33,14 @@ _ENVELOPE: Final = frozenset({"v", "run_id", "seq", "type", "iteration"})  # lef
 COSTLESS_VERSIONS: Final = frozenset({"1.1", "1.2", "1.3"})  # contract versions whose events carry no cost
 
 
+NOT_RUN: Final = "not run"  # a tool call the loop never ran (the final answer call's, or one the run ended before)
+IGNORED_CODE: Final = "TOOL_CALLS_IGNORED"  # the warning that the final answer call's tool calls were not run
+ENDED_FIRST: Final = "The run ended before this call ran."
+
+
 @dataclass
 class StatusChange:
-    status: str  # queued, executing, ok, error, timeout, denied
+    status: str  # queued, executing, ok, error, timeout, denied, not run
     ts: int
 
 
@@ -278,6 +283,8 @@ class RunTrace:
                     self.run_warnings.append(warning)
                 else:
                     self._call_for(iteration, ts).warnings.append(warning)
+                    if event.code == IGNORED_CODE:  # the call's tools will never run: say so, with the reason
+                        self._not_run(self._call_for(iteration, ts).tools, event.message, ts)
             case ev.RunError():
                 self.error = event
                 if self.calls and self.calls[-1].outcome == "streaming":
@@ -287,11 +294,20 @@ class RunTrace:
                 for call in self.calls:
                     if call.outcome == "streaming":
                         call.outcome = "cancelled" if self.finish_reason == "cancelled" else "error"
+                    self._not_run(call.tools, ENDED_FIRST, ts)  # nothing runs after the end
             case ev.Usage():
                 return  # carried by model_call_finished
             case _:
                 assert_never(event)
         self.events.append(event)
+
+    @staticmethod
+    def _not_run(tools: Iterable[ToolCallTrace], reason: str, ts: int) -> None:
+        """Tool calls still queued will not run: status ``not run``, the reason as their result."""
+        for tool in tools:
+            if tool.status == "queued":
+                tool.changes.append(StatusChange(NOT_RUN, ts))
+                tool.result = reason
 
     def _tool(self, call_id: str, name: str, iteration: int, ts: int) -> ToolCallTrace:
         tool = self._tools.get(call_id)

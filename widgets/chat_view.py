@@ -35,7 +35,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from orchestration.tool_outcome import normalized_key
-from widgets.code_highlighter import CodeHighlighter, warm_up_after_paint
+from widgets.code_highlighter import CodeHighlighter, warm_up_in_steps
 from widgets.cost_text import AnswerUsage
 from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at, colors_of, start_block
 from widgets.markdown_render import StreamingMarkdown, append_markdown
@@ -89,6 +89,14 @@ class ChatMessage:
     attachments: list[AttachmentView] = field(default_factory=list)  # a user message's files
     footer: str = ""  # an answer's tokens and cost (widgets/cost_text.py), in small type under it
     footer_detail: str = ""  # the footer's tooltip
+    error: str = ""  # why an answer with status "error" was cut off (the stored run's error), when known
+
+
+def cut_off_notice(reason: str) -> str:
+    """The line under an answer an error cut off, with the error's reason when it is known."""
+    if not reason:
+        return "The answer above was cut off by an error."
+    return f"The answer above was cut off by an error: {reason}"
 
 
 def _label_format(*, bold: bool = False, italic: bool = False) -> QTextCharFormat:
@@ -169,7 +177,6 @@ class ChatView(QTextBrowser):
         self.viewer: ImageViewer | None = None  # the attached image opened last
         self._bars_from = 0  # the block the last quote-bar paint started at
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
-        warm_up_after_paint(self.viewport())  # syntax lexers, built one at a time once the view is on screen
 
     def set_dark(self, dark: bool) -> None:
         """Answer and code colours for a dark or light background; shown answers are drawn again in them."""
@@ -306,7 +313,7 @@ class ChatView(QTextBrowser):
             if message.status == "interrupted":
                 self._notice("Stopped: the answer above is partial.")
             elif message.status == "error":
-                self._notice("The answer above was cut off by an error.")
+                self._notice(cut_off_notice(message.error))
             self._footer(message)
         elif message.role == "error":
             self._error_block(message.text)
@@ -323,6 +330,7 @@ class ChatView(QTextBrowser):
         self.scroll_to_bottom()
 
     def begin_assistant(self) -> None:
+        warm_up_in_steps()  # syntax lexers, one a turn while the first token is awaited (once per process)
         self._streaming = True
         self._stick_to_bottom = self._at_bottom()
         self._history.append(ChatMessage("assistant", ""))

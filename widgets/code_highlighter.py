@@ -11,17 +11,17 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument, QTextFormat
-
-from widgets.first_paint import after_first_paint
 
 LIGHT_STYLE = "default"
 DARK_STYLE = "monokai"
 MAX_HIGHLIGHTED_LINE = 2_000  # characters; longer lines (minified code) stay plain
-WARM_LANGUAGES = ("python", "javascript", "typescript", "bash", "json", "rust", "go", "c", "cpp", "java", "sql",
-                  "html", "css", "yaml")
-WARM_UP_DELAY_MS = 500  # after the first paint, while the session opens and the user starts reading
+# Built ahead when the first answer begins: Pygments itself (23 ms, 2.0 MB) and the answers' commonest languages
+# (python 29 ms / 1.2 MB, javascript 11 ms / 0.8 MB, the others under 8 ms and 0.1 MB). Any other language's lexer
+# is built at its first code block, a one-off pause of 2 to 45 ms (css 45, sql 20, c 12; java, sql and css
+# 1.1 to 1.2 MB each), measured on this project's 2-core machine (bench/RESULTS.md, issue 17).
+WARM_LANGUAGES = ("python", "javascript", "typescript", "bash", "json")
 WARM_UP_STEP_MS = 20  # between two lexers, so input and painting get their turn
 
 
@@ -61,10 +61,18 @@ def warm_up(languages: tuple[str, ...] = WARM_LANGUAGES) -> None:
                 pass
 
 
-def warm_up_after_paint(widget: QObject, languages: tuple[str, ...] = WARM_LANGUAGES,
-                        delay_ms: int = WARM_UP_DELAY_MS) -> None:
-    """``warm_up`` one language per event-loop turn, starting ``delay_ms`` after ``widget`` is first painted:
-    all at once they take hundreds of ms, which would hold back the window's first frame and stall input."""
+_warm_up_started = False
+
+
+def warm_up_in_steps(languages: tuple[str, ...] = WARM_LANGUAGES) -> None:
+    """``warm_up`` one language per event-loop turn, once per process; later calls do nothing. The chat view
+    calls it when its first answer begins: the wait for the model's first token hides the work (up to ~35 ms a
+    lexer, 3 to 7 MB in all), and a window that never shows an answer never pays for it (issue 17's idle
+    memory). All at once they take hundreds of ms, which would stall input."""
+    global _warm_up_started
+    if _warm_up_started:
+        return
+    _warm_up_started = True
     pending = list(languages)
 
     def step() -> None:
@@ -72,7 +80,7 @@ def warm_up_after_paint(widget: QObject, languages: tuple[str, ...] = WARM_LANGU
             warm_up((pending.pop(0),))
             QTimer.singleShot(WARM_UP_STEP_MS, step)
 
-    after_first_paint(widget, lambda: QTimer.singleShot(delay_ms, step))
+    QTimer.singleShot(0, step)
 
 
 class CodeHighlighter(QSyntaxHighlighter):

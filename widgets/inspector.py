@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from orchestration.run_trace import ModelCallTrace, RunSummary, RunTrace, ToolCallTrace
+from orchestration.run_trace import NOT_RUN, ModelCallTrace, RunSummary, RunTrace, ToolCallTrace
 from tools.mcp.status import ServerStatus
 from widgets.cost_text import money
 from widgets.qt_present import present
@@ -293,6 +293,8 @@ class Inspector(QDockWidget):
             for tool_number, tool in enumerate(call.tools):
                 transitions = " > ".join(f"{c.status} {_clock(c.ts, origin)}" for c in tool.changes)
                 extra = " · truncated" if tool.truncated else ""
+                if tool.status == NOT_RUN and tool.result:
+                    transitions += f" · {tool.result}"  # why it did not run (the final answer call, the end)
                 child = QTreeWidgetItem([tool.name, tool.status, f"{_ms(tool.duration_ms)}{extra}", transitions])
                 child.setData(0, ROLE_PAYLOAD, ("tool", number - 1, tool_number))
                 item.addChild(child)

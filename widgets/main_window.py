@@ -36,6 +36,7 @@ from widgets.menu_bar import WindowMenus
 from widgets.qt_present import present
 from widgets.reasoning_pane import ReasoningPane
 from widgets.safe_text import plain_label, plain_tooltip
+from widgets.send_refusal import SendRefusal
 from widgets.typing_indicator import TypingIndicator
 from widgets.warning_banner import WarningBanner
 
@@ -147,6 +148,7 @@ class MainWindow(QMainWindow):
         self.welcome = Welcome()
         self.banner = WarningBanner()
         self.composer = Composer()
+        self.send_refusal = SendRefusal()  # a send refused before it started says why here, not in the chat
         self._approval: ApprovalPanel | None = None  # these three are built when first needed (see above)
         self._search_pane: SearchResultsPane | None = None
         self._inspector: Inspector | None = None
@@ -164,6 +166,7 @@ class MainWindow(QMainWindow):
         centre_layout.setSpacing(0)
         centre_layout.addWidget(self.banner)
         centre_layout.addWidget(self.centre_stack, 1)
+        centre_layout.addWidget(self.send_refusal)
         centre_layout.addWidget(self.composer)  # the approval panel goes above it when first asked for
         self._centre_layout = centre_layout
 
@@ -370,11 +373,21 @@ class MainWindow(QMainWindow):
         self.inspector.runs.setFocus()
         self.inspector_shown.emit()
 
+    def reopen_inspector(self, resting_width: int, resting_sizes: list[int]) -> None:
+        """At a start, with the window at the width it had with the drawer open: open the drawer in that width
+        (not growing the window again); closing it gives back ``resting_width`` and the columns' ``resting_sizes``
+        (widgets/window_layout.py)."""
+        self._open_drawer(grow=False)
+        if self._before_drawer is not None:
+            shown_width, _before, sizes, panes_shown = self._before_drawer
+            self._before_drawer = (shown_width, resting_width, resting_sizes or sizes, panes_shown)
+        self.inspector_shown.emit()
+
     def _drawer_visibility(self, visible: bool) -> None:
         if not visible:  # closed by its own button, or floated off as a window
             self._give_back_drawer_room()
 
-    def _open_drawer(self) -> None:
+    def _open_drawer(self, *, grow: bool = True) -> None:
         """Show the inspector with room for it (widgets/drawer_space.py): the window grows if the screen allows,
         else the drawer takes a bounded share and the right panes give way; the sidebar and chat stay usable."""
         if self.inspector.isFloating():  # a window of its own: nothing here needs to make room
@@ -387,7 +400,7 @@ class MainWindow(QMainWindow):
         chrome = 2 * self.splitter.handleWidth() + self.style().pixelMetric(
             self.style().PixelMetric.PM_DockWidgetSeparatorExtent)
         space = drawer_space(window_width=self.width(), screen_width=screen_width, side=sizes[0], chat=sizes[1],
-                             panes=sizes[2], can_grow=not (self.isMaximized() or self.isFullScreen()),
+                             panes=sizes[2], can_grow=grow and not (self.isMaximized() or self.isFullScreen()),
                              chrome=chrome)
         self._before_drawer = (space.window_width, self.width(), sizes, self.panes.isVisibleTo(self))
         if space.window_width != self.width():
@@ -425,7 +438,9 @@ class MainWindow(QMainWindow):
         (what a restart restores before it opens the drawer again: widgets/window_layout.py)."""
         if self._before_drawer is not None:
             grown_to, before, sizes, panes_shown = self._before_drawer
-            return (before if self.width() == grown_to else self.width()), list(sizes), panes_shown
+            # resized with the drawer open: the room the window grew by is still the drawer's
+            resting = before if self.width() == grown_to else max(self.width() - (grown_to - before), CHAT_MIN_WIDTH)
+            return resting, list(sizes), panes_shown
         return self.width(), self.splitter.sizes(), self.panes.isVisibleTo(self)
 
     def last_answer(self) -> str:
@@ -443,6 +458,7 @@ class MainWindow(QMainWindow):
     def forget_live_answer(self) -> None:
         """A conversation was opened or a new chat started: the history's answers apply again."""
         self._live_answer = None
+        self.send_refusal.clear()
 
     def _escape(self) -> None:
         if self.composer.is_running():

@@ -2,6 +2,9 @@
 
 What is kept: the window's position and size (and whether it was maximised), the widths of the sidebar, chat
 and right panes, whether the right panes were shown and on which tab, and whether the run inspector was open.
+With the inspector open the size kept is the window's as shown (it may have been resized with the drawer open),
+with the width to give back when the drawer closes; a start opens the drawer in that size without growing the
+window again (a window resized to 1300 px at x=60 came back 1400 px wide at x=0: found in the user pass).
 ``capture`` reads it from a window; ``restore`` puts it back before the window is first shown, fitted to the
 screens there are now (``fit_to_screens``): a window saved on a monitor that is gone comes back on the primary
 screen, and one bigger than the screen is shrunk to it. Where the values are stored is the app's business
@@ -39,6 +42,7 @@ class WindowLayout:
     panes_shown: bool = True
     pane: str = REASONING  # the right panes' tab
     inspector_open: bool = False
+    resting_width: int = 0  # with the inspector open: the width it gives back when it closes (0: not saved)
 
 
 def fit_to_screens(rect: QRect, screens: list[QRect], primary: QRect) -> QRect:
@@ -66,16 +70,19 @@ def fit_to_screens(rect: QRect, screens: list[QRect], primary: QRect) -> QRect:
 
 
 def capture(window: MainWindow) -> WindowLayout:
-    """The window's layout as the user left it (with the inspector drawer's borrowed room given back)."""
-    width, sizes, panes_shown = window.resting_layout()
+    """The window's layout as the user left it: with the inspector open, its size and place as they are (the
+    drawer's room included, as the user may have resized it since) and the width without the drawer."""
+    resting, sizes, panes_shown = window.resting_layout()
     geometry = window.normalGeometry() if window.isMaximized() else window.geometry()
     position = window.pos() if not window.isMaximized() else geometry.topLeft()
     pane = SEARCH if window.panes.currentIndex() == SEARCH_TAB else REASONING  # built or not (main_window.py)
     inspector = window.built_inspector()  # a drawer never built was never open
-    return WindowLayout(x=position.x(), y=position.y(), width=width if not window.isMaximized() else
-                        geometry.width(), height=geometry.height(), maximized=window.isMaximized(),
-                        splitter=tuple(sizes), panes_shown=panes_shown, pane=pane,
-                        inspector_open=inspector is not None and inspector.isVisibleTo(window))
+    docked = inspector is not None and inspector.isVisibleTo(window) and not inspector.isFloating()
+    width = geometry.width() if window.isMaximized() or docked else resting
+    return WindowLayout(x=position.x(), y=position.y(), width=width, height=geometry.height(),
+                        maximized=window.isMaximized(), splitter=tuple(sizes), panes_shown=panes_shown, pane=pane,
+                        inspector_open=inspector is not None and inspector.isVisibleTo(window),
+                        resting_width=resting if docked and not window.isMaximized() else 0)
 
 
 def restore(window: MainWindow, layout: WindowLayout) -> None:
@@ -99,5 +106,8 @@ def restore(window: MainWindow, layout: WindowLayout) -> None:
     window.panes.setVisible(layout.panes_shown)
     if layout.maximized:
         window.setWindowState(window.windowState() | Qt.WindowState.WindowMaximized)
-    if layout.inspector_open:
+    if layout.inspector_open and layout.resting_width > 0:  # the saved size has the drawer's room already
+        sizes = list(layout.splitter) if len(layout.splitter) == window.splitter.count() else []
+        window.reopen_inspector(min(layout.resting_width, fitted.width()), sizes)
+    elif layout.inspector_open:
         window.toggle_inspector()

@@ -111,7 +111,7 @@ def run_chat(args: argparse.Namespace) -> int:
     """One event loop for the whole command: the MCP servers connected before the run must still be connected,
     in the same loop, when the run calls them."""
     settings = settings_from_args(args)
-    store = secret_store()
+    store = secret_store(args)
     with Interrupts().installed() as interrupts, asyncio.Runner() as runner:
         mcp = None
         if settings.mcp_servers:

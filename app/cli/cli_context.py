@@ -38,13 +38,16 @@ def open_history(args: argparse.Namespace) -> History:
     return History.open(paths_from_args(args).database)
 
 
-def secret_store() -> SecretStore:
+def secret_store(args: argparse.Namespace) -> SecretStore:
+    """The keyring store, with the note of which entries hold a key (app/secrets/key_index.py) in the config
+    directory ``--data-dir`` picks."""
     from app.secrets import SecretStore
+    from app.secrets.key_index import KEY_INDEX_NAME, KeyIndex
 
-    return SecretStore()
+    return SecretStore(index=KeyIndex(paths_from_args(args).config_dir / KEY_INDEX_NAME))
 
 
-def key_lookup() -> SecretLookup:
+def key_lookup(args: argparse.Namespace) -> SecretLookup:
     """A ``secret_lookup`` that opens the keyring at its first call: a listing that builds the tools asks for no
     key unless a search backend or MCP server needs one, so the keyring is not loaded for nothing."""
     store: SecretStore | None = None
@@ -52,7 +55,7 @@ def key_lookup() -> SecretLookup:
     def lookup(name: str) -> str | None:
         nonlocal store
         if store is None:
-            store = secret_store()
+            store = secret_store(args)
         return store.lookup(name)
 
     return lookup

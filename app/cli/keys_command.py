@@ -58,7 +58,7 @@ def _read_key(entry: str) -> str:
 
 def _set(args: argparse.Namespace) -> int:
     entry = _entry(args.name)
-    store = secret_store()
+    store = secret_store(args)
     verdict = store.status(probe=False)
     if not verdict.usable:  # say so before asking for the key
         raise SecretStoreError(f"{entry} was not saved. {verdict.problem}")
@@ -72,7 +72,7 @@ def _list(args: argparse.Namespace) -> int:
     names = [provider_entry(p.id) for p in settings.providers] + [search_entry(b) for b in SEARCH_BACKENDS]
     names += [secret_entry(m.name, secret) for m in settings.mcp_servers for secret in [*m.secret_env,
                                                                                       *m.secret_headers]]
-    store = secret_store()
+    store = secret_store(args)
     verdict = store.status(probe=False)
     rows = []
     for name in names:
@@ -92,13 +92,13 @@ def _list(args: argparse.Namespace) -> int:
 
 def _delete(args: argparse.Namespace) -> int:
     entry = _entry(args.name)
-    removed = secret_store().delete(entry)
+    removed = secret_store(args).delete(entry)
     print(f"Deleted {entry} from the keyring." if removed else f"No key was stored for {entry}.")
     return EXIT_OK
 
 
 def _status(args: argparse.Namespace) -> int:
-    verdict = secret_store().status(probe=True)
+    verdict = secret_store(args).status(probe=True)
     if verdict.usable:
         print(f"The keyring works: {verdict.backend}")
         return EXIT_OK

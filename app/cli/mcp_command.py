@@ -134,7 +134,7 @@ def status_rows(servers: list[McpServerSettings], statuses: list[ServerStatus]) 
 async def _statuses(args: argparse.Namespace, settings: Settings) -> list[ServerStatus]:
     from app.runs.tool_setup import MCP_CONNECT_TIMEOUT_S, connected_mcp
 
-    manager = await connected_mcp(settings, secret_store().lookup, MCP_CONNECT_TIMEOUT_S)
+    manager = await connected_mcp(settings, secret_store(args).lookup, MCP_CONNECT_TIMEOUT_S)
     try:
         return manager.statuses()
     finally:

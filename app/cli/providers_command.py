@@ -91,8 +91,8 @@ def _add(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _key_state(name: str) -> str:
-    store = secret_store()
+def _key_state(args: argparse.Namespace, name: str) -> str:
+    store = secret_store(args)
     if not store.status(probe=False).usable:
         return "keyring unavailable"
     try:
@@ -104,7 +104,7 @@ def _key_state(name: str) -> str:
 def _list(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     rows = [{"id": p.id, "kind": p.kind, "preset": p.preset, "base_url": p.base_url, "default_model": p.default_model,
-             "default": p.id == settings.default_provider, "key": _key_state(p.id)} for p in settings.providers]
+             "default": p.id == settings.default_provider, "key": _key_state(args, p.id)} for p in settings.providers]
     empty = "No providers yet. Add one with: parley providers add NAME --base-url URL --model M"
     if printed_json_or_empty(rows, as_json=args.json, empty=empty):
         return EXIT_OK

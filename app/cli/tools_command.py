@@ -22,9 +22,9 @@ NO_WRITABLE = "no read-write workspace folder (Preferences > Workspace, or works
 DENIED = "denied in the settings (tools.approval)"
 
 
-async def _with_mcp(settings: Settings) -> list[RunnableTool]:
+async def _with_mcp(args: argparse.Namespace, settings: Settings) -> list[RunnableTool]:
     import_httpx()  # the MCP SDK's client: without httpx's command-line libraries (app/lean_imports.py)
-    lookup = key_lookup()
+    lookup = key_lookup(args)
     manager = await connected_mcp(settings, lookup)
     try:
         return list(configured_tools(settings, lookup, manager))
@@ -68,9 +68,9 @@ def run_tools(args: argparse.Namespace) -> int:
     if settings.mcp_servers:
         import asyncio  # the MCP servers are the only thing a listing waits for
 
-        tools = asyncio.run(_with_mcp(settings))
+        tools = asyncio.run(_with_mcp(args, settings))
     else:
-        tools = list(configured_tools(settings, key_lookup()))
+        tools = list(configured_tools(settings, key_lookup(args)))
     rows = tool_rows(settings, tools)
     if getattr(args, "json", False):
         print(json.dumps(rows, indent=2))

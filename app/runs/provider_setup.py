@@ -1,7 +1,9 @@
 """From a provider in the settings (plus its key from the keyring) to the ProviderConfig the adapters use.
 
 The preset supplies the starting capabilities; the settings' capability overrides, ``think_tags``, extra
-headers and kind are laid on top. The key is passed in, never read from or written to the settings.
+headers and kind are laid on top. The key is passed in, never read from or written to the settings. Errors and
+the inspector name the provider by the user's id; the preset's title ("OpenAI") only when the id is the preset's
+own name, since a provider "otterlab" made from the OpenAI preset may be any server (found in the user pass).
 """
 
 from __future__ import annotations
@@ -33,5 +35,6 @@ def provider_config(entry: ProviderSettings, api_key: str | None) -> ProviderCon
         overrides["families"] = [family.model_copy(update={"overrides": {
             k: v for k, v in family.overrides.items() if k != "vision"}}) for family in base.capabilities.families]
     capabilities = Capabilities.model_validate({**base.capabilities.model_dump(), **overrides})
+    title = base.title if entry.id == entry.preset else None  # display_name is then the user's id
     return base.model_copy(update={"kind": entry.kind, "headers": {**base.headers, **entry.headers},
-                                   "capabilities": capabilities})
+                                   "capabilities": capabilities, "title": title})

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from app.errors import EnvironmentProblem
+from app.secrets.key_index import KeyIndex
 from app.secrets.names import SERVICE
 from app.secrets.probe import (
     Backend,
@@ -47,10 +48,14 @@ StatusListener = Callable[[KeyringStatus], None]
 
 class SecretStore:
     """Keys by entry name. The keyring's backend is looked for when a key is first read, stored or deleted (or
-    the status asked for), not when the store is made: that search imports every backend's libraries."""
+    the status asked for), not when the store is made: that search imports every backend's libraries.
 
-    def __init__(self, backend: KeyringBackend | None = None) -> None:
+    With an ``index`` (key_index.py), an entry noted as having no key is answered None without opening the
+    keyring; storing and deleting keep the note right."""
+
+    def __init__(self, backend: KeyringBackend | None = None, *, index: KeyIndex | None = None) -> None:
         self._backend = backend
+        self._index = index
         self._session: dict[str, str] = {}
         self._known = backend is not None  # a given backend is known; the keyring's own choice once looked for
         self._listeners: list[StatusListener] = []
@@ -97,14 +102,22 @@ class SecretStore:
         """
         if name in self._session:
             return self._session[name]
+        if self._index is not None and self._index.stored(name) is False:
+            return None
         verdict = judge_backend(self._chosen())
         if not verdict.usable:
             return None
         try:
-            return self.backend.get_password(SERVICE, name)
+            key = self.backend.get_password(SERVICE, name)
         except Exception as exc:  # backends raise D-Bus, OS and keyring errors alike
             raise SecretStoreError(f"Could not read {name} from the keyring. "
                                    f"{explain_keyring_failure(exc, verdict.backend)}") from exc
+        self._note(name, key is not None)
+        return key
+
+    def _note(self, name: str, stored: bool) -> None:
+        if self._index is not None:
+            self._index.record(name, stored)
 
     def store(self, name: str, value: str) -> None:
         """Save a key in the keyring. Refuses (SecretStoreError) when there is no usable keyring: no plaintext."""
@@ -116,6 +129,7 @@ class SecretStore:
             self.backend.set_password(SERVICE, name, key)
         except Exception as exc:  # backends raise D-Bus, OS and keyring errors alike
             raise SecretStoreError(f"{name} was not saved. {explain_keyring_failure(exc, verdict.backend)}") from exc
+        self._note(name, True)
         self._session.pop(name, None)
 
     def store_for_session(self, name: str, value: str) -> None:
@@ -134,13 +148,16 @@ class SecretStore:
             return removed
         try:
             if self.backend.get_password(SERVICE, name) is None:
+                self._note(name, False)
                 return removed
             self.backend.delete_password(SERVICE, name)
         except keyring.errors.PasswordDeleteError:
+            self._note(name, False)
             return removed
         except Exception as exc:  # backends raise D-Bus, OS and keyring errors alike
             raise SecretStoreError(f"Could not delete {name} from the keyring. "
                                    f"{explain_keyring_failure(exc, verdict.backend)}") from exc
+        self._note(name, False)
         removed.append("keyring")
         return removed
 

@@ -20,7 +20,7 @@ from app.attachments import PreparedAttachment
 from app.errors import EnvironmentProblem
 from app.runs.chat_recording import Placement
 from app.runs.run_service import RunSetupError
-from app.session.history_view import chat_messages
+from app.session.history_view import chat_messages, stored_run_errors
 from app.session.question_attachments import kept_attachments
 from app.session.window_attachments import stored_views
 from app.storage import History, StorageError
@@ -65,7 +65,8 @@ class ChatActions(QObject):
         store = history.attachments
         return chat_messages(records, visibility_of, versions(history, conversation_id),
                              lambda record: stored_views(store, record),
-                             footers=self.session.usage.footers(conversation_id))  # each answer's tokens and cost
+                             footers=self.session.usage.footers(conversation_id),  # each answer's tokens and cost
+                             run_errors=stored_run_errors(history, conversation_id))
 
     def reload(self, *, keep_errors: bool = False) -> None:
         """Show the open conversation's current branch again; ``keep_errors``: with the errors shown after its

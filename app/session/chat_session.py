@@ -433,6 +433,7 @@ class ChatSession(QObject):
         if self.controller.is_running(self.conversation_id):  # one run per conversation (Send is Stop then)
             self.window.composer.restore_text(text)
             return
+        self.window.send_refusal.clear()
         try:
             self.start_run(text)
         except (EnvironmentProblem, RunSetupError) as problem:
@@ -442,7 +443,7 @@ class ChatSession(QObject):
                 self.window.welcome.show_notice(message)  # the welcome, with its "Add a provider…", stays
                 self.window.show_welcome(True)
             else:
-                self.window.show_error_in_chat(message)
+                self.window.send_refusal.show_refusal(message)  # near the composer: no answer failed
 
     def chat_settings(self) -> ChatSettings:
         """The composer's choices for the next run (app/session/chat_settings_binding.py)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from app.session.history_view import chat_messages
+from app.session.history_view import chat_messages, stored_run_errors
 from app.session.live_runs import LiveRun, LiveRuns
 from app.storage import History
 from app.storage.branches import versions
@@ -86,7 +86,8 @@ class ConversationViews:
         self.shown = conversation_id
         self.window.clear_approval()
         shown = chat_messages(records, visibility_of, versions(history, conversation_id),  # ‹ 2/3 › (chat_actions.py)
-                              attachments_of, footers=footers)
+                              attachments_of, footers=footers,
+                              run_errors=stored_run_errors(history, conversation_id))
         display.show_state(self.window, state, shown)
         if live is not None and live.approver is not None:
             live.approver.show_again()

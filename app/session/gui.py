@@ -37,6 +37,7 @@ def attach_session(window: MainWindow, data_dir: str | None = None, secrets: Sec
     """Open settings, history and keyring and connect them to ``window``."""
     from app.paths import resolve_paths
     from app.runs.tool_setup import tool_registry
+    from app.secrets.key_index import KEY_INDEX_NAME, KeyIndex
     from app.secrets.store import SecretStore
     from app.session.chat_session import ChatSession
     from app.settings import load_settings
@@ -50,7 +51,8 @@ def attach_session(window: MainWindow, data_dir: str | None = None, secrets: Sec
         history = History.open(paths.database)
     except StorageError as problem:
         problems.append(f"{problem} Conversations in this session will not be saved.")
-    return ChatSession(window, history, loaded.settings, paths.settings, secrets or SecretStore(),
+    secrets = secrets or SecretStore(index=KeyIndex(paths.config_dir / KEY_INDEX_NAME))  # key_index.py: why
+    return ChatSession(window, history, loaded.settings, paths.settings, secrets,
                        tool_registry, storage_problem=" ".join(problems) or None, discover=discover, theme=theme,
                        engine_dir=paths.data_dir)
 

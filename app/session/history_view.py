@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from app.storage.branches import Versions
+from app.storage.history import History
 from app.storage.records import MessageRecord
 from orchestration.tool_outcome import duplicate_of
 from widgets.chat_view import ChatMessage, ToolChip
@@ -26,15 +27,27 @@ def _versions(record: MessageRecord, versions: dict[int, Versions] | None) -> tu
     return (found.position, found.count) if found is not None and found.count > 1 else None
 
 
+def stored_run_errors(history: History, conversation_id: int) -> dict[str, str]:
+    """The message of each of the conversation's runs that ended with an error, by run id (runs.error)."""
+    errors: dict[str, str] = {}
+    for run in history.runs(conversation_id):
+        message = (run.error or {}).get("message")
+        if isinstance(message, str) and message:
+            errors[run.id] = message
+    return errors
+
+
 def chat_messages(records: Iterable[MessageRecord],
                   visibility_of: Callable[[str], str] = lambda name: "primary",
                   versions: dict[int, Versions] | None = None,
                   attachments_of: Callable[[MessageRecord], list[AttachmentView]] = lambda record: [],
-                  footers: Mapping[str, tuple[str, str]] | None = None) -> list[ChatMessage]:
+                  footers: Mapping[str, tuple[str, str]] | None = None,
+                  run_errors: Mapping[str, str] | None = None) -> list[ChatMessage]:
     """``visibility_of`` gives a tool's visibility by name (hidden tools get no chip, as while streaming);
     ``versions`` (app/storage/branches.py) adds the ‹ 2/3 › switcher to messages with siblings;
     ``attachments_of`` gives a user message's attachments as the view shows them; ``footers`` an answer's tokens
-    and cost and its tooltip by run id (app/usage/window.py)."""
+    and cost and its tooltip by run id (app/usage/window.py); ``run_errors`` the error that ended a run, by run
+    id (``stored_run_errors``), shown under an answer it cut off."""
     shown: list[ChatMessage] = []
     joining = False
     last_run: str | None = None
@@ -85,5 +98,7 @@ def chat_messages(records: Iterable[MessageRecord],
         status = "interrupted" if record.status == "streaming" else record.status
         if continued or STATUS_RANK.get(status, 0) > STATUS_RANK.get(answer.status, 0):
             answer.status = status
+            if status == "error" and run_errors and record.run_id is not None:
+                answer.error = run_errors.get(record.run_id, "")
     end_answer()
     return shown

@@ -73,7 +73,8 @@ def load(path: Path) -> WindowLayout | None:
             splitter=tuple(_int(part) for part in splitter_text.split(",")) if splitter_text else (),
             panes_shown=_flag(store.value("panes_shown", "true")),
             pane=pane if pane in (REASONING, SEARCH) else REASONING,
-            inspector_open=_flag(store.value("inspector_open", "false")))
+            inspector_open=_flag(store.value("inspector_open", "false")),
+            resting_width=_int(store.value("resting_width", "0")))
     except ValueError as problem:
         log.warning("Ignoring the window layout in %s: %s", path, problem)
         return None
@@ -93,7 +94,7 @@ def save(path: Path, layout: WindowLayout) -> None:
         "height": str(layout.height), "maximized": str(layout.maximized).lower(),
         "splitter": ",".join(str(size) for size in layout.splitter),
         "panes_shown": str(layout.panes_shown).lower(), "pane": layout.pane,
-        "inspector_open": str(layout.inspector_open).lower()}
+        "inspector_open": str(layout.inspector_open).lower(), "resting_width": str(layout.resting_width)}
     for key, value in values.items():
         store.setValue(key, value)
     store.sync()

@@ -48,3 +48,22 @@ def test_key_round_trips_and_is_visible_to_other_secret_service_clients(secret_s
     finally:
         assert store.delete(name) == ["keyring"]
     assert store.lookup(name) is None
+
+
+def test_a_key_stored_with_the_note_is_read_back_from_the_secret_service_and_a_keyless_entry_is_not_asked(
+        secret_service, tmp_path):
+    from app.secrets.key_index import KEY_INDEX_NAME, KeyIndex
+
+    note = tmp_path / KEY_INDEX_NAME
+    name = f"provider:test-{uuid.uuid4().hex[:8]}"
+    key = f"test-key-not-real-{uuid.uuid4().hex}"
+    SecretStore(secret_service, index=KeyIndex(note)).store(name, key)
+    try:
+        assert SecretStore(secret_service, index=KeyIndex(note)).lookup(name) == key  # a later run still sends it
+        assert key not in note.read_text()
+        keyless = f"provider:test-{uuid.uuid4().hex[:8]}"
+        assert SecretStore(secret_service, index=KeyIndex(note)).lookup(keyless) is None
+        assert KeyIndex(note).stored(keyless) is False
+    finally:
+        assert SecretStore(secret_service, index=KeyIndex(note)).delete(name) == ["keyring"]
+    assert KeyIndex(note).stored(name) is False

@@ -95,7 +95,7 @@ def test_an_image_for_a_model_without_vision_keeps_the_draft(qtbot, parley_home,
     qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_Return)
     window.chat_view.flush()
     assert "model-x (p) does not accept images; remove photo.png, pasted image 1.png" in \
-        window.chat_view.toPlainText()
+        window.send_refusal.message()  # a refused send says why above the composer (test_send_refusal.py)
     assert window.composer.input_widget().toPlainText() == "What is this?"
     assert names(window) == ["photo.png", "pasted image 1.png", "paper.pdf"]
     assert loopback.count == 0 and session.history.list_conversations() == []

@@ -10,7 +10,8 @@ import json
 from app.paths import resolve_paths
 from app.storage import History
 from app.storage.exchange import export_json
-from tests.app.session.test_chat_session_files import open_window, saved_conversation
+from tests.app.session.test_chat_session_files import saved_conversation
+from tests.support.session_window import shown_session_window
 
 
 def export_as_newer(tmp_path, version: int = 2):
@@ -32,7 +33,7 @@ def export_as_newer(tmp_path, version: int = 2):
 def test_an_export_with_fields_a_newer_version_added_imports_and_names_them(qtbot, qasync_loop, parley_home,
                                                                              tmp_path):
     cid, path = export_as_newer(tmp_path)
-    window, session = open_window(qtbot)
+    window, session = shown_session_window(qtbot)
     session.choose_import_file = lambda: str(path)
     qasync_loop.run_until_complete(asyncio.wait_for(session.import_file(), 10))
 
@@ -47,7 +48,7 @@ def test_an_export_with_fields_a_newer_version_added_imports_and_names_them(qtbo
 
 def test_an_export_of_a_newer_format_version_is_refused_saying_so(qtbot, qasync_loop, parley_home, tmp_path):
     _cid, path = export_as_newer(tmp_path, version=3)
-    window, session = open_window(qtbot)
+    window, session = shown_session_window(qtbot)
     session.choose_import_file = lambda: str(path)
     qasync_loop.run_until_complete(asyncio.wait_for(session.import_file(), 10))
 

@@ -27,7 +27,7 @@ def test_fitting_keeps_a_window_on_the_screen_it_is_on_and_pulls_a_stray_one_in(
 
 def test_a_layout_is_read_back_as_it_was_written(tmp_path):
     layout = WindowLayout(x=-5, y=40, width=1400, height=900, maximized=True, splitter=(260, 700, 340),
-                          panes_shown=False, pane=SEARCH, inspector_open=True)
+                          panes_shown=False, pane=SEARCH, inspector_open=True, resting_width=1180)
     save(state_file(tmp_path), layout)
     assert load(state_file(tmp_path)) == layout
 
