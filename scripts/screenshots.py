@@ -274,6 +274,7 @@ def main(argv: list[str]) -> int:
     from PySide6.QtWidgets import QApplication
 
     from app.paths import resolve_paths
+    from app.session.asyncgen_hooks import AsyncGenHooks
     from app.session.gui import attach_session
     from app.settings import ProviderSettings, Settings, save_settings
     from tools.mcp import McpServerSettings
@@ -294,6 +295,8 @@ def main(argv: list[str]) -> int:
     app = QApplication(sys.argv[:1])
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    generators = AsyncGenHooks(loop)  # qasync sets no asyncgen hooks: as parley does (app/session/qt_asyncio.py)
+    generators.install()
 
     def settle(seconds: float = 0.2) -> None:
         loop.run_until_complete(asyncio.sleep(seconds))
@@ -429,6 +432,8 @@ def main(argv: list[str]) -> int:
             session.history.close()
             window.close()
             del controller
+    loop.run_until_complete(generators.shutdown())
+    generators.uninstall()
     loop.close()  # shuts down the loop's worker threads (the MCP connections used them)
     shutil.rmtree(WORK, ignore_errors=True)
     print(f"saved screenshots to {out}")

@@ -93,6 +93,7 @@ def main(argv: list[str]) -> int:
     from app.paths import resolve_paths
     from app.secrets import provider_entry
     from app.secrets.store import SecretStore
+    from app.session.asyncgen_hooks import AsyncGenHooks
     from app.session.gui import attach_session
     from app.settings import ProviderSettings, Settings, save_settings
     from tests.support.memory_keyring import MemoryKeyring
@@ -108,6 +109,8 @@ def main(argv: list[str]) -> int:
     app = QApplication(sys.argv[:1])
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    generators = AsyncGenHooks(loop)  # qasync sets no asyncgen hooks: as parley does (app/session/qt_asyncio.py)
+    generators.install()
 
     def settle(seconds: float = 0.2) -> None:
         loop.run_until_complete(asyncio.sleep(seconds))
@@ -167,6 +170,8 @@ def main(argv: list[str]) -> int:
             session.history.close()
             window.close()
             del controller
+    loop.run_until_complete(generators.shutdown())
+    generators.uninstall()
     loop.close()
     shutil.rmtree(WORK, ignore_errors=True)
     print(f"saved usage screenshots to {out}")

@@ -29,8 +29,11 @@ from PySide6.QtWidgets import (
 from orchestration.reasoning_effort import EFFORT_CHOICES, EffortChoice
 from widgets.attachment_strip import AttachmentStrip
 from widgets.chat_settings_popover import ChatOptions, ChatSettingsButton, ControlSupport
+from widgets.click_focus import ClickFocus
+from widgets.compact_row import CompactRow
 from widgets.file_drop import image_png, local_files
 from widgets.icons import icon
+from widgets.model_picker import ModelPicker
 from widgets.tool_picker import ToolOption, ToolPicker
 
 REASONING_EFFORTS: tuple[EffortChoice, ...] = EFFORT_CHOICES
@@ -131,11 +134,10 @@ class Composer(QWidget):
         self._input = ComposerInput(self)
         self._input.submit_requested.connect(self._on_submit)
 
-        self._model = QComboBox(self)
+        self._model = ModelPicker(self)  # as wide as its choice needs, within a named limit
         self._model.setObjectName("modelPicker")
         self._model.setAccessibleName("Model")
         self._model.setToolTip("Provider and model for the next message")
-        self._model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self._model.currentIndexChanged.connect(self._on_model_index_changed)
 
         self._tools = ToolPicker(self)
@@ -189,6 +191,9 @@ class Composer(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(frame)
+        self._click_focus = ClickFocus(self._input, frame)  # a click between the chips and the field types here
+        margins = inner.contentsMargins()  # short of room, Tools and Chat go icon-only before the picker is cut
+        self._compact_row = CompactRow(frame, controls, margins.left() + margins.right(), [self._tools, self._chat])
 
         self.set_models([])
         self._refresh_send_button()

@@ -136,9 +136,9 @@ class Inspector(QDockWidget):
                 continue
             line = f"MCP {status.name}: {status.state}"
             if status.state == "running":
-                line += f", {len(status.tools)} tools"
+                line += ", 1 tool" if len(status.tools) == 1 else f", {len(status.tools)} tools"
             if status.restarts:
-                line += f", {status.restarts} restarts"
+                line += ", 1 restart" if status.restarts == 1 else f", {status.restarts} restarts"
             if status.message:
                 line += f" ({status.message})"
             lines.append(line)

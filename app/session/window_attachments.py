@@ -34,12 +34,22 @@ def _size(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB" if size >= 1024 * 1024 else f"{max(size // 1024, 1)} KB"
 
 
+def kind_label(media_type: str, name: str) -> str:
+    """The one kind label of an attachment, for the composer's chip, the sent message and the edit box alike:
+    an image's format (PNG), PDF, else the file's extension (TXT, PY), else "Text"."""
+    if media_type.startswith("image/"):
+        return media_type.split("/")[1].upper()
+    if media_type == "application/pdf":
+        return "PDF"
+    return Path(name).suffix.lstrip(".").upper() or "Text"
+
+
 def describe(prepared: PreparedAttachment) -> str:
     """The chip's detail line: type and size, and a note when the text was cut or a PDF has no text."""
     part = prepared.part
+    kind = kind_label(part.media_type, part.name)
     if isinstance(part, ImagePart):
-        return f"{part.media_type.split('/')[1].upper()} · {part.width} × {part.height}"
-    kind = "PDF" if part.media_type == "application/pdf" else Path(part.name).suffix.lstrip(".").upper() or "Text"
+        return f"{kind} · {part.width} × {part.height}"
     detail = f"{kind} · {_size(part.size)}"
     if part.note.startswith("[This PDF has no text layer"):
         return f"{detail} · no text layer"
@@ -52,17 +62,19 @@ def view_of(prepared: PreparedAttachment) -> AttachmentView:
                           part.data if isinstance(part, ImagePart) else None)
 
 
-def ask_for_files(parent: QWidget) -> list[str]:
-    paths, _ = QFileDialog.getOpenFileNames(parent, "Attach files", "", FILE_FILTER)
+def ask_for_files(parent: QWidget, folder: str) -> list[str]:
+    """The attach dialog, opened in ``folder``."""
+    paths, _ = QFileDialog.getOpenFileNames(parent, "Attach files", folder, FILE_FILTER)
     return paths
 
 
 class DraftAttachments:
     def __init__(self, composer: Composer, drop_targets: list[QWidget], report: Callable[[str], None], *,
-                 choose_files: Callable[[], list[str]] | None = None) -> None:
+                 choose_files: Callable[[str], list[str]] | None = None) -> None:
         self.composer = composer
         self.report = report
-        self.choose_files = choose_files or (lambda: ask_for_files(composer))
+        self.choose_files = choose_files or (lambda folder: ask_for_files(composer, folder))
+        self._folder: Path | None = None  # the folder last attached from, for this session's attach dialog
         self._items: list[PreparedAttachment] = []
         self._pasted = 0
         composer.attach_requested.connect(self.choose)
@@ -80,8 +92,13 @@ class DraftAttachments:
     def views(self) -> list[AttachmentView]:
         return [view_of(item) for item in self._items]
 
+    def attach_folder(self) -> str:
+        """Where the attach dialog opens: the folder last attached from in this session, else the user's home
+        (not the process's working folder, which is wherever Parley was started from)."""
+        return str(self._folder if self._folder is not None and self._folder.is_dir() else Path.home())
+
     def choose(self) -> None:
-        self.add_paths(self.choose_files())
+        self.add_paths(self.choose_files(self.attach_folder()))
 
     def add_paths(self, paths: list[str]) -> None:
         problems = []
@@ -90,6 +107,8 @@ class DraftAttachments:
                 self._add(load_attachment(Path(path)))
             except AttachmentError as problem:
                 problems.append(str(problem))
+            else:
+                self._folder = Path(path).parent
         self._show(problems)
 
     def add_image(self, data: bytes) -> None:
@@ -137,7 +156,7 @@ def stored_views(store: AttachmentStore, record: MessageRecord) -> list[Attachme
     (a long history renders its last page first); an image whose file is gone shows as a file line."""
     views = []
     for attachment in record.attachments:
-        kind = attachment.media_type.split("/")[-1].upper()
+        kind = kind_label(attachment.media_type, attachment.name)
         if attachment.kind == "image":
             detail = f"{kind} · {attachment.width} × {attachment.height}"
             views.append(AttachmentView(attachment.sha256, attachment.name, detail,

@@ -127,6 +127,15 @@ def test_mcp_server_status_is_shown_above_the_runs(qtbot):
     assert not inspector.mcp_servers.isVisible()
 
 
+def test_one_tool_and_one_restart_are_singular(qtbot):
+    from tools.mcp import ServerStatus
+
+    inspector = Inspector()
+    qtbot.addWidget(inspector)
+    inspector.set_mcp_servers([ServerStatus("time", "stdio", "running", None, ("get_current_time",), restarts=1)])
+    assert inspector.mcp_servers.text() == "MCP time: running, 1 tool, 1 restart"
+
+
 def test_columns_fit_their_text_times_are_relative_and_tooltips_are_literal(qtbot):
     from orchestration.limits import LoopLimits
     from orchestration.loop import RunLoop

@@ -42,7 +42,7 @@ def open_window(qtbot, tmp_path: Path):
     photo, paper = tmp_path / "photo.png", tmp_path / "paper.pdf"
     photo.write_bytes(image_bytes(64, 48))
     paper.write_bytes(text_pdf("Otters hold hands"))
-    session.draft.choose_files = lambda: [str(photo)]
+    session.draft.choose_files = lambda _folder: [str(photo)]
     return window, session, photo, paper
 
 
