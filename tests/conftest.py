@@ -40,15 +40,20 @@ def qasync_loop(qapp):
 
     import qasync
 
+    from app.session.asyncgen_hooks import AsyncGenHooks
+
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
+    hooks = AsyncGenHooks(loop)  # as the app's loop has them (app/session/qt_asyncio.py)
+    hooks.install()
     yield loop
     pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
     for task in pending:
         task.cancel()
     if pending:
         loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-    loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.run_until_complete(hooks.shutdown())
+    hooks.uninstall()
     loop.close()
     asyncio.set_event_loop(None)
     # Qt objects left in reference cycles (signal connections to closures) must be destroyed here, on the GUI

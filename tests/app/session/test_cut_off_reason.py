@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
-
 from app.paths import resolve_paths
 from app.secrets.store import SecretStore
 from app.session.gui import build_window
@@ -31,7 +29,6 @@ def open_window(qasync_loop: Any) -> tuple[Any, Any]:
 
 # The stream stopped by an error leaves httpcore's body generator suspended; its finalization warning is the
 # open "async generator ignored GeneratorExit" item of docs/user-pass.md (fixed on another branch), not this test's.
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_the_reason_stays_after_reopening_and_a_restart(qtbot, qasync_loop, loopback: LoopbackServer,
                                                         parley_home):
     begun = stream_chunks("Otters hold hands while they sleep", piece=8)[:4]
