@@ -17,6 +17,7 @@ import httpx
 
 from app.engine.library import demo_model_path
 from app.engine.process import free_port
+from tools.mcp import child_guard
 
 MODEL_ALIAS = "smollm2"
 CONTEXT = 2048  # tokens: enough for a few turns with the calculator tool's schema
@@ -54,9 +55,13 @@ class LlamaServer:
         # llama.cpp's OpenMP threads spin while waiting; on a shared 2-core machine that slows a 48-token answer
         # from seconds to a minute. Passive waiting keeps it fast (the engine does the same, app/engine/process.py).
         env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
+        # Through the engine's launcher (tools/mcp/child_guard.py): a test run killed mid-way (a timeout, Ctrl+C
+        # twice) must not leave a 350 MB server running with nobody to stop it.
+        program, args = child_guard.guarded(command[0], command[1:], pid_file=str(self.log_path) + ".pid",
+                                            cwd=None, path=None)
         with self.log_path.open("wb") as log:
-            self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                         start_new_session=True, env=env)
+            self.proc = subprocess.Popen([program, *args], stdin=subprocess.DEVNULL, stdout=log,
+                                         stderr=subprocess.STDOUT, start_new_session=True, env=env)
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
