@@ -18,8 +18,6 @@ from PySide6.QtCore import QObject
 
 from app.attachments import PreparedAttachment
 from app.errors import EnvironmentProblem
-from app.runs.chat_recording import Placement
-from app.runs.run_service import RunSetupError
 from app.session.history_view import chat_messages, stored_run_errors
 from app.session.question_attachments import kept_attachments
 from app.session.window_attachments import stored_views
@@ -29,10 +27,13 @@ from widgets.chat_view import ChatMessage
 from widgets.message_actions import MessageActions
 
 if TYPE_CHECKING:
+    from app.runs.chat_recording import Placement  # with the run service, at the first run (issue 17)
     from app.session.chat_session import ChatSession
 
 STATUS_MS = 5000
-PROBLEMS = (EnvironmentProblem, RunSetupError, StorageError, LookupError, ValueError)
+# ValueError covers the run service's RunSetupError, which is not imported here: the run service loads with the
+# first run (issue 17).
+PROBLEMS = (EnvironmentProblem, StorageError, LookupError, ValueError)
 
 
 class ChatActions(QObject):
@@ -120,6 +121,8 @@ class ChatActions(QObject):
 
     def answer_again(self, question_id: int, provider: str, model: str) -> None:
         """Regenerate, or retry after an error: a new answer beside the others (the same or another model)."""
+        from app.runs.chat_recording import Placement
+
         if self._ready():
             self._run(None, Placement("answer", question_id), provider, model)
 
@@ -127,6 +130,8 @@ class ChatActions(QObject):
         """The edited question is sent as a new version beside the original, with the original's attachments
         the user kept (``kept``: their keys; app/session/question_attachments.py), not the composer's draft. If it
         cannot be sent, the text goes into the composer so nothing typed is lost."""
+        from app.runs.chat_recording import Placement
+
         if not self._ready():
             self.session.window.composer.restore_text(text)
             return
@@ -143,6 +148,8 @@ class ChatActions(QObject):
 
     def continue_answer(self, answer_id: int) -> None:
         """The model goes on from where the answer stopped; the continuation joins it."""
+        from app.runs.chat_recording import Placement
+
         if not self._ready():
             return
         history, conversation_id = self.session.history, self.session.conversation_id

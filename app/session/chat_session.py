@@ -19,41 +19,18 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
-from app.attachments import PreparedAttachment
 from app.engine.manager import BuiltinEngine
 from app.engine.window_link import EngineLink, builtin_choices, welcome_note
 from app.errors import EnvironmentProblem
-from app.runs.chat_recording import Placement
-from app.runs.provider_check import draft_config, model_names, trial_reply
-from app.runs.provider_setup import provider_config
-from app.runs.run_service import (
-    ChatSettings,
-    MissingKeyError,
-    MissingModelError,
-    NoProviderError,
-    RegistryFactory,
-    RunService,
-    RunSetupError,
-    UnknownProviderError,
-)
-from app.runs.tool_setup import tool_registry
 from app.secrets import SecretStoreError
 from app.secrets.names import provider_entry
 from app.secrets.store import SecretStore
 from app.session.chat_actions import ChatActions
 from app.session.chat_settings_binding import ChatSettingsBinding
-from app.session.conversation_files import (
-    choose_export_file,
-    choose_import_file,
-    documents_folder,
-    suggested_path,
-    write_export,
-)
 from app.session.conversation_views import ConversationViews
 from app.session.dialog_factories import add_provider_dialog, preferences_dialog
 from app.session.keyring_status import KeyringStatusLine
 from app.session.live_runs import LiveRun, LiveRuns
-from app.session.window_approver import WindowApprover
 from app.session.window_attachments import DraftAttachments, stored_views
 from app.settings import ProviderSettings, Settings
 from app.settings.model import (
@@ -65,17 +42,9 @@ from app.settings.model import (
 )
 from app.settings.store import save_settings
 from app.storage import History, StorageError
-from app.storage.exchange import import_conversation, read_export
-from app.storage.export_fields import ignored_note
-from app.storage.search import HistorySearch
 from app.usage.window import UsageWiring
-from orchestration.loop import RunResult
 from orchestration.messages import Message, UserMessage
-from orchestration.providers.config import ProviderConfig
-from orchestration.providers.discovery import discover_local_servers
-from orchestration.providers.models import list_models
-from orchestration.run_trace import RunSummary, RunTrace
-from tools.mcp import McpManager, McpServerSettings, ServerStatus, exposed_name, probe_server, secret_entry
+from tools.mcp import McpManager, McpServerSettings, ServerStatus, exposed_name, secret_entry
 from tools.mcp import summary as mcp_summary
 from widgets.conversation_display import leave_empty
 from widgets.conversation_list import ConversationItem, SearchHit
@@ -84,6 +53,17 @@ from widgets.preferences_keys import KeyActions
 from widgets.preferences_schema import SettingsSchema
 from widgets.search_snippet import MARK_END, MARK_START
 from widgets.theme import ThemeController
+
+# Loaded on first use, not with the window (issue 17: the idle window's memory): the run service with the chat
+# loop (the first send), export and import (the first menu use), the add-provider checks, local-server discovery,
+# the run inspector's traces, conversation search and the approval bar's wiring. Functions import them where
+# they are called; tests/app/test_start_path_imports.py keeps them off the idle window.
+if TYPE_CHECKING:
+    from app.attachments import PreparedAttachment
+    from app.runs.chat_recording import Placement
+    from app.runs.run_service import ChatSettings, RegistryFactory
+    from orchestration.loop import RunResult
+    from orchestration.providers.config import ProviderConfig
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +75,8 @@ ExportPathChooser = Callable[[str], str | None]
 
 def export_start_path(filename: str) -> str:
     """Where a save dialog starts: ``filename`` in the user's Documents folder, never the program's working folder."""
+    from app.session.conversation_files import documents_folder
+
     return str(documents_folder() / filename)
 
 
@@ -130,6 +112,8 @@ def preference_keys(secrets: SecretStore) -> KeyActions:
 
 def window_problem(problem: Exception) -> str:
     """A problem found before a run, worded for the window (its menus and pickers, not the CLI's flags)."""
+    from app.runs.run_service import MissingKeyError, MissingModelError, NoProviderError, UnknownProviderError
+
     if isinstance(problem, NoProviderError | UnknownProviderError):
         return ("No provider is set up. Add one with “Add a provider…” below (or `parley providers add` in a "
                 "terminal), then send again.")
@@ -206,9 +190,8 @@ class ChatSession(QObject):
         w.inspector_run_selected.connect(self.show_run)  # the drawer is built when first opened
         w.inspector_export_requested.connect(self.export_run)
         w.inspector_shown.connect(self.refresh_runs)
-        self.choose_conversation_file: Callable[[Path, str], str | None] = \
-            lambda suggested, fmt: choose_export_file(self.window, suggested, fmt)
-        self.choose_import_file: Callable[[], str | None] = lambda: choose_import_file(self.window)
+        self.choose_conversation_file: Callable[[Path, str], str | None] = self._choose_conversation_file
+        self.choose_import_file: Callable[[], str | None] = self._choose_import_file
         self._import_task: asyncio.Task[None] | None = None
         w.menus.export_requested.connect(self.export_conversation)
         w.menus.import_requested.connect(self.import_file)
@@ -281,6 +264,8 @@ class ChatSession(QObject):
 
     async def _discover(self) -> None:
         try:
+            from orchestration.providers.discovery import discover_local_servers
+
             servers = await discover_local_servers()
         except Exception:
             log.exception("local server discovery failed")
@@ -298,12 +283,18 @@ class ChatSession(QObject):
         return dialog
 
     async def _draft_models(self, new: NewProvider) -> list[str]:
+        from app.runs.provider_check import model_names
+
         return await model_names(self._draft_config(new))
 
     async def _draft_test(self, new: NewProvider) -> str:
+        from app.runs.provider_check import trial_reply
+
         return await trial_reply(self._draft_config(new), new.model)
 
     def _draft_config(self, new: NewProvider) -> ProviderConfig:
+        from app.runs.provider_check import draft_config
+
         return draft_config(new.kind, new.preset, new.base_url, new.api_key, new.id)
 
     def _provider_added(self, new: NewProvider) -> None:
@@ -329,6 +320,9 @@ class ChatSession(QObject):
     async def list_provider_models(self, entry: ProviderSettings, typed_key: str | None) -> list[str]:
         """The dialog's "Test connection": the key typed in the dialog, else the stored one."""
         key = typed_key or self.secrets.lookup(provider_entry(entry.id))
+        from app.runs.provider_setup import provider_config
+        from orchestration.providers.models import list_models
+
         return [m.id for m in await list_models(provider_config(entry, key))]
 
     def open_preferences(self) -> PreferencesDialog:
@@ -336,6 +330,8 @@ class ChatSession(QObject):
         if self.preferences is not None and self.preferences.isVisible():
             self.preferences.raise_()
             return self.preferences
+        from app.runs.tool_setup import tool_registry
+
         every_tool = tool_registry(Settings(), self._secret_lookup)  # deny policies hide tools from a run
         self.mcp.register_into(every_tool)  # MCP tools listed so far get their policies here too
         tools = [(tool.name, tool.description) for tool in every_tool]
@@ -437,6 +433,8 @@ class ChatSession(QObject):
         if self.controller.is_running(self.conversation_id):  # one run per conversation (Send is Stop then)
             self.window.composer.restore_text(text)
             return
+        from app.runs.run_service import RunSetupError  # the first send loads the run service
+
         self.window.send_refusal.clear()
         try:
             self.start_run(text)
@@ -458,6 +456,9 @@ class ChatSession(QObject):
         """Start a run: ``text`` after the open conversation's last message, or where ``placement`` says (the
         message actions: ``text`` None to answer again or continue). A new question takes the draft's
         attachments unless ``attachments`` are given (an edited question keeps its own)."""
+        from app.runs.run_service import RunService
+        from app.session.window_approver import WindowApprover
+
         service = RunService(self.settings, self.secrets, mcp=self.mcp, registry_factory=self.registry_factory,
                              engine=self.engine)
         from_draft = attachments is None and text is not None
@@ -596,6 +597,8 @@ class ChatSession(QObject):
             self.refresh_conversations()
             return
         try:
+            from app.storage.search import HistorySearch
+
             hits = HistorySearch(self.history).search(text, limit=SEARCH_LIMIT, marks=(MARK_START, MARK_END))
         except (StorageError, ValueError) as problem:
             self.window.conversations.set_search_results([SearchHit(0, "Search problem", str(problem))])
@@ -642,6 +645,8 @@ class ChatSession(QObject):
         except (StorageError, LookupError) as problem:
             self.window.show_error_in_chat(str(problem))
             return
+        from app.session.conversation_files import suggested_path, write_export  # File > Export's first use
+
         path = self.choose_conversation_file(suggested_path(title, fmt), fmt)
         if path is None:
             return
@@ -651,6 +656,16 @@ class ChatSession(QObject):
             self.window.show_error_in_chat(f"The conversation could not be exported: {problem}.")
             return
         self.window.statusBar().showMessage(f"Exported the conversation to {path}.", 5000)
+
+    def _choose_conversation_file(self, suggested: Path, fmt: str) -> str | None:
+        from app.session.conversation_files import choose_export_file
+
+        return choose_export_file(self.window, suggested, fmt)
+
+    def _choose_import_file(self) -> str | None:
+        from app.session.conversation_files import choose_import_file
+
+        return choose_import_file(self.window)
 
     def import_file(self) -> asyncio.Task[None] | None:
         """File > Import: read and check the file off the UI thread, add it as a new conversation, open it."""
@@ -664,6 +679,9 @@ class ChatSession(QObject):
         return self._import_task
 
     async def _import(self, path: Path) -> None:
+        from app.storage.exchange import import_conversation, read_export
+        from app.storage.export_fields import ignored_note
+
         try:
             document = await asyncio.to_thread(read_export, path)
             if self.history is None:
@@ -703,6 +721,8 @@ class ChatSession(QObject):
         except StorageError as problem:
             self.window.show_error_in_chat(str(problem))
             return
+        from orchestration.run_trace import RunSummary  # with the inspector, when it is first shown
+
         self.window.inspector.set_runs([
             RunSummary(run_id=r.id, started_ms=r.started_at, ended_ms=r.ended_at, iterations=r.iterations,
                        finish_reason=r.finish_reason, input_tokens=r.input_tokens, output_tokens=r.output_tokens,
@@ -717,6 +737,8 @@ class ChatSession(QObject):
         except StorageError as problem:
             self.window.show_error_in_chat(str(problem))
             return
+        from orchestration.run_trace import RunTrace
+
         self.window.inspector.show_trace(RunTrace.from_stored(events))
 
     def export_run(self, run_id: str, document: str) -> None:
@@ -746,6 +768,7 @@ class ChatSession(QObject):
 
     def mcp_hooks(self) -> McpHooks:
         """The Preferences tab's view of the servers; the listeners follow ``self.mcp`` when it is replaced."""
+        from tools.mcp import probe_server
         from widgets.preferences_mcp import McpHooks  # with the Preferences dialog
 
         return McpHooks(statuses=self.mcp_statuses, add_listener=lambda listener: self.mcp.add_listener(listener),

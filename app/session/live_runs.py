@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from app.runs.run_service import PreparedRun
-from app.session.run_controller import RunController
-from app.storage.run_recorder import RunRecorder
-from orchestration.events import RunEvent
-from orchestration.loop import RunResult
-from orchestration.tool_turn import Approver
 from widgets.typed_signal import TypedSignal
+
+if TYPE_CHECKING:  # the run service and the chat loop load with the first run, not with the window (issue 17)
+    from app.runs.run_service import PreparedRun
+    from app.session.run_controller import RunController
+    from app.storage.run_recorder import RunRecorder
+    from orchestration.events import RunEvent
+    from orchestration.loop import RunResult
+    from orchestration.tool_turn import Approver
 
 
 @dataclass
@@ -67,6 +69,8 @@ class LiveRuns(QObject):
         key = prepared.conversation_id
         if self.is_running(key):
             raise RuntimeError(f"conversation {key} already has a run; stop it first")
+        from app.session.run_controller import RunController
+
         controller = RunController(self)
         live = LiveRun(key, controller, prepared.recorder, text, approver)
         self._runs[key] = live

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import QBoxLayout, QFileDialog, QMessageBox, QWidget
 
 from app.errors import EnvironmentProblem
 from app.file_write import write_file_atomically
-from app.session.conversation_files import documents_folder
 from app.storage import History, StorageError
 from app.usage.backfill import price_unpriced_runs
 from app.usage.budget import BudgetStatus, budget_status
@@ -53,6 +52,8 @@ def ask_over_budget(parent: QWidget, status: BudgetStatus) -> bool:
 
 
 def choose_csv_path(parent: QWidget | None) -> str | None:
+    from app.session.conversation_files import documents_folder  # with export, not with the window (issue 17)
+
     suggested = documents_folder() / f"parley-usage-{date.today().isoformat()}.csv"
     path, _ = QFileDialog.getSaveFileName(parent, "Export usage as CSV", str(suggested), "CSV (*.csv)")
     return path or None

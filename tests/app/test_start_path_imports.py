@@ -10,7 +10,9 @@ What each start may not import, and why it is heavy or not needed yet:
   search backend or numpy (those load when a server starts, a page is fetched or a search runs), and not
   httpx's command-line extras (rich; click too where no database is opened), which Parley never uses
   (app/lean_imports.py).
-- the window once ready and after whatever it started in the background has finished ("idle"): not the keyring
+- the window once ready and after whatever it started in the background has finished ("idle"): none of the
+  session's features it has not used yet (``NOT_UNTIL_USED``: the run service and chat loop until the first send,
+  export and import until the File menu is used, and so on); not the keyring
   (finding its backend loads D-Bus and cryptography; it is looked for when a key is first needed) and not the
   price table (genai-prices with its own HTTP client; it loads when the first priced run is sent), not the file
   tools' regex engine (regex: the tools load when a tool list is built) and not json-repair (loaded the first time
@@ -71,6 +73,15 @@ FIRST_ANSWER = ("widgets.markdown_parser", "widgets.math_render", "pyromark")
 NOT_AT_READY = ("widgets.preferences_dialog", "widgets.preferences_mcp", "widgets.add_provider_dialog",
                 "app.engine.local_models_panel", "widgets.usage_dialog", "widgets.usage_chart",
                 "widgets.approval_panel", "app.engine.adapter")
+# The session's features the idle window has not used yet, loaded on first use (app/session/chat_session.py): the
+# run service with the chat loop and a run's controller (the first send or message action), export and import
+# (File menu), the add-provider checks and model listing, local-server discovery, the approval bar's wiring, the
+# inspector's traces and conversation search.
+NOT_UNTIL_USED = ("app.runs.run_service", "orchestration.loop", "app.session.run_controller",
+                  "app.runs.conversation_chat", "app.session.conversation_files", "app.storage.exchange",
+                  "app.storage.export_fields", "app.runs.provider_check", "orchestration.providers.models",
+                  "orchestration.providers.discovery", "app.session.window_approver", "app.storage.search",
+                  "app.runs.chat_recording", "app.storage.replay", "app.storage.run_recorder")
 
 REPORT = "import json, sys; print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))"
 REPORT_MODULES = "import json, sys; print(json.dumps(sorted(sys.modules)))"
@@ -199,6 +210,7 @@ def test_the_first_frame_waits_for_nothing_heavy_and_ready_loads_no_on_demand_li
     assert _loaded(set(seen["ready"]), ("widgets.inspector", "widgets.search_results_pane", *FIRST_ANSWER,
                                         *NOT_AT_READY)) == []
     assert _loaded(_top_level(seen["idle"]), (*ON_DEMAND, *FIRST_USE, *NOT_IN_WINDOW, "pygments")) == []
+    assert _loaded(set(seen["idle"]), NOT_UNTIL_USED) == []
 
 
 def test_opening_the_history_loads_no_sqlite_utils_plugins(tmp_path):
