@@ -40,3 +40,30 @@ def test_tools_list_builds_its_models_without_a_pydantic_plugin_search(tmp_path:
     assert seen["code"] == 0
     assert "pydantic" not in seen["groups"]
     assert seen["valid"] == 2  # models still build and validate
+
+
+# The plugin search skipped in a process that has not imported importlib.metadata yet: what it imported, and
+# whether importlib.metadata, imported afterwards, and the loader's entry_points are the real ones.
+AFTER_SKIP = r"""
+import json, sys
+from app.pydantic_plugins import skip_plugin_discovery
+skip_plugin_discovery()
+imported = "importlib.metadata" in sys.modules
+import importlib.metadata
+from pydantic.plugin import _loader
+groups = [ep.name for ep in _loader.entry_points(group="console_scripts")]
+print(json.dumps({"imported": imported, "real": hasattr(importlib.metadata, "distribution"),
+                  "plugins": list(_loader.get_plugins()), "console_scripts": len(groups)}))
+"""
+
+
+def test_skipping_the_search_does_not_import_importlib_metadata_nor_leave_a_stand_in(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PARLEY_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", AFTER_SKIP], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["imported"] is False  # about 20 ms of each CLI start (bench/RESULTS.md, issue 17)
+    assert seen["real"] is True  # a later import gets the real module
+    assert seen["plugins"] == []
+    assert seen["console_scripts"] > 0  # the loader's entry_points reaches the real one (parley's own script)

@@ -26,7 +26,8 @@ What each start may not import, and why it is heavy or not needed yet:
 - ``parley tools list`` also opens no connection and reads no key, so it loads no HTTP client (httpx), keyring,
   database, event models (orchestration.events, .messages, .engine), regex engine (``regex``, for
   search_files' first search) or asyncio (no MCP server to wait for); reading the settings loads none of the
-  tools (tools.files.*) or event models.
+  tools (tools.files.*) or event models. Nor ``importlib.metadata``: pydantic's plugin loader imports it only to
+  scan entry points, and the CLI skips that scan (app/pydantic_plugins.py).
 - ``parley chat`` to a provider on loopback: no MCP SDK, extraction, search backend or numpy, neither the MCP
   manager nor the built-in engine's adapter (no MCP server is configured, the provider is not the built-in one),
   and not json_repair (loaded when a model first sends broken tool arguments) or regex.
@@ -175,6 +176,7 @@ def test_tools_list_loads_no_http_client_keyring_database_or_event_models(tmp_pa
     modules = _cli_modules(tmp_path, "tools", "list", report=REPORT_MODULES)
     assert _loaded({m.split(".")[0] for m in modules}, TOOLS_LIST) == []
     assert _loaded(modules, EVENT_MODELS) == []
+    assert _loaded(modules, ("importlib.metadata",)) == []  # pydantic's plugin scan (app/pydantic_plugins.py)
 
 
 def test_reading_the_settings_loads_no_tool_or_event_models(tmp_path):

@@ -39,9 +39,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import cast
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from orchestration.tool_api import ToolContext, ToolOutput
+from tools.arguments import ToolArguments
 from tools.registry import Tool
 
 MAX_EXPRESSION_CHARS = 500
@@ -415,7 +416,7 @@ def format_number(value: Number) -> str:
     return repr(value)
 
 
-class CalculateArguments(BaseModel):
+class CalculateArguments(ToolArguments):
     expression: str = Field(
         max_length=MAX_EXPRESSION_CHARS,
         description="Arithmetic expression, e.g. '(3.5 + 2) * 4**2 / sqrt(2)'. Python syntax: ** for powers.",

@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from orchestration.tool_api import ToolContext, ToolOutput
+from tools.arguments import ToolArguments
 from tools.registry import Tool
 
 NAME = "get_current_time"
@@ -145,7 +146,7 @@ def describe(moment: datetime, zone_name: str | None) -> ToolOutput:
     return ToolOutput(text=text, data=data)
 
 
-class CurrentTimeArguments(BaseModel):
+class CurrentTimeArguments(ToolArguments):
     timezone: str | None = Field(
         default=None,
         max_length=100,

@@ -8,9 +8,10 @@ goes; none or several occurrences are refused with the count. Only UTF-8 text fi
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from orchestration.tool_api import ToolContext, ToolOutput
+from tools.arguments import ToolArguments
 from tools.files.change import FileChanges, PlannedChange, change_summary
 from tools.files.common import MAX_PATH_CHARS, FileToolError, run_file_work
 from tools.files.preview import preview_or_refusal
@@ -23,7 +24,7 @@ from tools.registry import Tool
 NAME = "edit_file"
 
 
-class EditFileArguments(BaseModel):
+class EditFileArguments(ToolArguments):
     path: str = Field(max_length=MAX_PATH_CHARS, description="File to change, relative to the workspace.")
     old_text: str = Field(min_length=1, description="The exact text to replace; it must occur exactly once in "
                           "the file (include surrounding lines to make it unique).")

@@ -11,9 +11,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from orchestration.tool_api import ToolContext, ToolOutput
+from tools.arguments import ToolArguments
 from tools.files.common import MAX_PATH_CHARS, FileToolError, run_file_work
 from tools.files.settings import WorkspaceSettings
 from tools.files.text import human_size
@@ -23,7 +24,7 @@ from tools.registry import Tool
 NAME = "list_directory"
 
 
-class ListDirectoryArguments(BaseModel):
+class ListDirectoryArguments(ToolArguments):
     path: str = Field(".", max_length=MAX_PATH_CHARS, description="Folder to list, relative to the workspace "
                       "('.' for the workspace folder itself).")
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Self
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import Field, model_validator
 
 from orchestration.tool_api import ToolContext, ToolOutput
+from tools.arguments import ToolArguments
 from tools.files.common import MAX_PATH_CHARS, FileToolError, run_file_work
 from tools.files.settings import WorkspaceSettings
 from tools.files.text import decode_line, human_size, looks_binary, read_sample
@@ -22,7 +23,7 @@ NAME = "read_file"
 OUTPUT_OVERHEAD_CHARS = 500  # header, note and line numbers around the file text
 
 
-class ReadFileArguments(BaseModel):
+class ReadFileArguments(ToolArguments):
     path: str = Field(max_length=MAX_PATH_CHARS, description="File to read, relative to the workspace.")
     start_line: int | None = Field(None, ge=1, description="First line to read (1-based; default 1).")
     end_line: int | None = Field(None, ge=1, description="Last line to read (inclusive; default: as far as the "

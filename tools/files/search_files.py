@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from orchestration.tool_api import ToolContext, ToolOutput
+from tools.arguments import ToolArguments
 from tools.files.common import MAX_PATH_CHARS, FileToolError, run_file_work
 from tools.files.settings import WorkspaceSettings
 from tools.files.text import decode_line, looks_binary, read_sample
@@ -49,7 +50,7 @@ SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__
                              ".mypy_cache", ".pytest_cache", ".ruff_cache", ".idea"})
 
 
-class SearchFilesArguments(BaseModel):
+class SearchFilesArguments(ToolArguments):
     query: str = Field(max_length=MAX_PATTERN_CHARS, description="Text to find (or a regular expression when "
                        "regex is true).")
     path: str = Field(".", max_length=MAX_PATH_CHARS, description="Folder (or file) to search, relative to the "

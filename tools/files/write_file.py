@@ -8,9 +8,10 @@ The text is written as UTF-8, at most ``max_write_bytes``, atomically (``confine
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from orchestration.tool_api import ToolContext, ToolOutput
+from tools.arguments import ToolArguments
 from tools.files.change import FileChanges, PlannedChange, change_summary, line_count
 from tools.files.common import MAX_PATH_CHARS, FileToolError, run_file_work
 from tools.files.preview import preview_or_refusal
@@ -23,7 +24,7 @@ from tools.registry import Tool
 NAME = "write_file"
 
 
-class WriteFileArguments(BaseModel):
+class WriteFileArguments(ToolArguments):
     path: str = Field(max_length=MAX_PATH_CHARS, description="File to write, relative to the workspace.")
     content: str = Field(description="The complete new text of the file (UTF-8).")
     overwrite: bool = Field(False, description="Replace the file if it exists (default: refuse to).")

@@ -27,10 +27,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from orchestration.tool_api import ToolContext, ToolOutput
+from tools.arguments import ToolArguments
 from tools.registry import Tool
 from tools.web.address_guard import (
     AddressGuard,
@@ -160,7 +161,7 @@ def _status_problem(url: httpx.URL, status: int, reason: str) -> str:
     return f"{base}."
 
 
-class FetchArguments(BaseModel):
+class FetchArguments(ToolArguments):
     url: str = Field(max_length=MAX_URL_CHARS, description="The http or https URL of the page to read.")
 
     @field_validator("url")

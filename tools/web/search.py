@@ -15,10 +15,11 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from orchestration.tool_api import ToolContext, ToolOutput
+from tools.arguments import ToolArguments
 from tools.registry import Tool
 from tools.web.backends import backend_for, key_entry
 from tools.web.backends.http import key_hint
@@ -50,7 +51,7 @@ def _domain(text: str) -> str:
     return value
 
 
-class WebSearchArguments(BaseModel):
+class WebSearchArguments(ToolArguments):
     query: str = Field(max_length=MAX_QUERY_CHARS, description="What to search for, as you would type it into a "
                        "search engine.")
     count: int | None = Field(None, ge=1, le=MAX_RESULT_COUNT, description="How many results (default from the "
