@@ -16,6 +16,7 @@ from app.settings import ProviderSettings, Settings, save_settings
 from tests.support.loopback import LoopbackServer, Response
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.openai_wire import stream_chunks
+from tests.support.window_actions import settle
 
 GUARD_S = 10.0  # hang guard, not a speed assertion
 
@@ -40,12 +41,7 @@ def test_the_reason_stays_after_reopening_and_a_restart(qtbot, qasync_loop, loop
     qtbot.addWidget(window)
     session.send("Tell me about otters")
 
-    async def until_ended() -> None:
-        async with asyncio.timeout(GUARD_S):
-            while session.controller.running:  # noqa: ASYNC110 (the controller has no awaitable end)
-                await asyncio.sleep(0.02)
-
-    qasync_loop.run_until_complete(until_ended())
+    settle(qasync_loop, session)
     window.chat_view.flush()
     live = window.chat_view.toPlainText()
     reason = live.split("Error:", 1)[1].strip().splitlines()[0]

@@ -17,6 +17,7 @@ from app.session.gui import build_window
 from app.settings import ProviderSettings, Settings, save_settings
 from tests.support.loopback import LoopbackServer, Response
 from tests.support.memory_keyring import MemoryKeyring
+from tests.support.window_actions import settle
 
 GUARD_S = 10.0  # hang guard, not a speed assertion
 
@@ -37,12 +38,7 @@ def test_an_error_names_the_users_provider(qtbot, qasync_loop, loopback: Loopbac
     qtbot.addWidget(window)
     session.send("Tell me about otters")
 
-    async def until_ended() -> None:
-        async with asyncio.timeout(GUARD_S):
-            while session.controller.running:  # noqa: ASYNC110 (the controller has no awaitable end)
-                await asyncio.sleep(0.02)
-
-    qasync_loop.run_until_complete(until_ended())
+    settle(qasync_loop, session)
     window.chat_view.flush()
     shown = window.chat_view.toPlainText()
     assert "otterlab" in shown and "OpenAI" not in shown, (shown, window.send_refusal.message())

@@ -16,6 +16,7 @@ from app.settings import ProviderSettings, Settings, save_settings
 from tests.support.loopback import LoopbackServer
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.openai_wire import stream_response
+from tests.support.window_actions import settle
 
 GUARD_S = 10.0  # hang guard, not a speed assertion
 NO_KEY = "No API key is stored for oa."
@@ -36,12 +37,7 @@ def test_a_refused_send_is_not_shown_as_the_last_answers_failure(qtbot, qasync_l
     window.show()
     session.send("How do otters sleep?")
 
-    async def until_ended() -> None:
-        async with asyncio.timeout(GUARD_S):
-            while session.controller.running:  # noqa: ASYNC110 (the controller has no awaitable end)
-                await asyncio.sleep(0.02)
-
-    qasync_loop.run_until_complete(until_ended())
+    settle(qasync_loop, session)
     window.chat_view.flush()
     answered = window.chat_view.toPlainText()
     assert "Otters sleep holding hands." in answered
@@ -57,6 +53,6 @@ def test_a_refused_send_is_not_shown_as_the_last_answers_failure(qtbot, qasync_l
     window.composer.set_current_model("local", "m")
     session.send(window.composer.text())  # the next send goes, and the refusal with it
     assert not window.send_refusal.isVisible()
-    qasync_loop.run_until_complete(until_ended())
+    settle(qasync_loop, session)
     qasync_loop.run_until_complete(asyncio.wait_for(session.aclose(), GUARD_S))
     session.history.close()
