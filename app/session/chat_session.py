@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,6 +80,8 @@ def export_start_path(filename: str) -> str:
 
 
 def parley_version() -> str:
+    from importlib import metadata
+
     try:
         return metadata.version("parley")
     except metadata.PackageNotFoundError:  # run from a checkout that was never installed
@@ -196,7 +197,7 @@ class ChatSession(QObject):
         w.menus.export_requested.connect(self.export_conversation)
         w.menus.import_requested.connect(self.import_file)
         w.menus.theme_requested.connect(self.set_theme)
-        w.menus.version = parley_version()
+        w.menus.version_lookup = parley_version  # read when About opens: importlib.metadata is ~1 MB idle
         w.menus.set_theme(settings.ui.theme)
         self.views.show_new()  # the window opens on a new chat, with its hint
         if storage_problem:

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 def attach_session(window: MainWindow, data_dir: str | None = None, secrets: SecretStore | None = None, *,
                    discover: bool = True, theme: ThemeController | None = None) -> ChatSession:
     """Open settings, history and keyring and connect them to ``window``."""
+    from app.pydantic_plugins import skip_plugin_discovery
+
+    skip_plugin_discovery()  # before the settings models: no entry-point scan, no importlib.metadata (~1 MB)
     from app.paths import resolve_paths
     from app.runs.tool_setup import tool_registry
     from app.secrets.key_index import KEY_INDEX_NAME, KeyIndex

@@ -102,3 +102,14 @@ def test_help_lists_the_shortcuts_and_about_names_the_version(qtbot):
     about = window.menus.show_about()
     assert "Parley 1.2.3&lt;b&gt;" in about.text()
     about.close()
+
+
+def test_about_reads_the_version_when_it_opens(qtbot):
+    """The app hands over a lookup (importlib.metadata is about 3.5 MB the idle window does not need)."""
+    window = shown_window(qtbot)
+    asked: list[int] = []
+    window.menus.version_lookup = lambda: asked.append(1) or "4.5.6"
+    assert asked == []
+    about = window.menus.show_about()
+    assert "Parley 4.5.6" in about.text() and asked == [1]
+    about.close()
