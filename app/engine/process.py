@@ -9,7 +9,6 @@ starting is a fork/exec, every wait is an ``asyncio.sleep``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
@@ -143,6 +142,8 @@ class EngineProcess:
     async def wait_ready(self, progress: Callable[[float], None] | None = None,
                          limit_s: float = START_TIMEOUT_S) -> None:
         """Return once the server lists its model; raises EngineStartError when it exits or takes too long."""
+        import asyncio  # with the window's loop, not at start (app/session/qt_asyncio.py)
+
         import_httpx()  # with the engine, not at start: a window that sends nothing never loads httpx
         import httpx
 
@@ -191,6 +192,8 @@ class EngineProcess:
 
     async def stop(self) -> None:
         """SIGTERM the server, then SIGKILL its process group after ``STOP_GRACE_S``; gone already is fine."""
+        import asyncio
+
         proc = self._proc
         if proc is None:
             return

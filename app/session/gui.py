@@ -25,8 +25,6 @@ from widgets.theme import apply_theme
 FIRST_PAINT_WAIT_MS = 3_000  # the session is opened after the first paint, or after this if none comes
 
 if TYPE_CHECKING:
-    from asyncio import AbstractEventLoop
-
     from app.secrets.store import SecretStore
     from app.session.chat_session import ChatSession
     from widgets.theme import ThemeController
@@ -78,13 +76,12 @@ def main(data_dir: str | None = None) -> int:
     theme.scheme_applied.connect(window.follow_theme)
     window.follow_theme(theme.scheme or "light")
     sessions: list[ChatSession] = []
-    loops: list[AbstractEventLoop] = []  # asyncio on Qt's loop, started with the session (app/session/qt_asyncio.py)
 
     def attach() -> None:
         if sessions:
             return
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-        loops.append(qt_asyncio.start(app))
+        qt_asyncio.start_when_needed(app)  # asyncio on Qt's loop, started when first needed (qt_asyncio.py)
         session = attach_session(window, data_dir, theme=theme)
         sessions.append(session)
         window.composer.setEnabled(True)
@@ -131,7 +128,7 @@ def main(data_dir: str | None = None) -> int:
     quit_tasks: list[object] = []
 
     def quit_requested() -> None:
-        if not loops:  # before the session: nothing runs yet that needs winding down
+        if qt_asyncio.started_loop() is None:  # no loop yet: nothing runs that needs winding down
             app.quit()
             return
         import asyncio
@@ -142,8 +139,10 @@ def main(data_dir: str | None = None) -> int:
     app.aboutToQuit.connect(quitting)
     app.exec()
     del first_paint
-    if loops:
-        qt_asyncio.run_to_end(loops[0], close_sessions())
+    loop = qt_asyncio.started_loop()
+    if loop is not None:
+        qt_asyncio.run_to_end(loop, close_sessions())
+    qt_asyncio.forget()
     for session in sessions:
         if session.history is not None:
             session.history.close()

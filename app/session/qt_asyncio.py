@@ -6,6 +6,14 @@ first paint (bench/startup.py). qasync is told that Qt's loop is already running
 inside it from then on. Once Qt's loop has returned (the app quit), ``run_to_end`` runs what is left to finish
 (closing the session) on the same loop, closes the async generators left open and closes the loop. qasync sets
 no asyncgen hooks, so ``start`` installs Parley's (app/session/asyncgen_hooks.py).
+
+The window does not start it with the session either: asyncio with the ssl module it imports, sockets and
+qasync hold about 9 MB that an idle window never uses (issue 17, bench/RESULTS.md). ``start_when_needed`` notes
+the application, and the loop starts at the first ``ensure_running()``: every place in the window that schedules
+a coroutine from a Qt slot calls it first (a run's start in app/session/run_controller.py, MCP servers' start and
+reconnects, importing a file, the dialogs whose buttons run checks). Coroutines scheduled from a coroutine run on
+the loop already started. The first need pays the start, about 30 ms (bench/RESULTS.md). Where nothing was noted
+(tests, which run their own qasync loop), ``ensure_running`` changes nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +31,32 @@ if TYPE_CHECKING:
 
 
 _hooks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncGenHooks] = weakref.WeakKeyDictionary()
+_waiting: list[QCoreApplication] = []  # the application whose loop starts at the first ensure_running()
+_started: list[asyncio.AbstractEventLoop] = []  # that loop, once started
+
+
+def start_when_needed(app: QCoreApplication) -> None:
+    """Start ``app``'s asyncio loop at the first ``ensure_running()``, not now."""
+    _waiting[:] = [app]
+    _started.clear()
+
+
+def ensure_running() -> asyncio.AbstractEventLoop | None:
+    """The loop noted by ``start_when_needed``, started now if it has not been; None if none was noted."""
+    if _waiting and not _started:
+        _started.append(start(_waiting[0]))
+    return _started[0] if _started else None
+
+
+def started_loop() -> asyncio.AbstractEventLoop | None:
+    """The loop ``ensure_running`` started, or None: nothing has needed one yet."""
+    return _started[0] if _started else None
+
+
+def forget() -> None:
+    """After the loop has been run to its end: the next ``ensure_running`` starts nothing."""
+    _waiting.clear()
+    _started.clear()
 
 
 def start(app: QCoreApplication) -> asyncio.AbstractEventLoop:

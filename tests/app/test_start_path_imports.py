@@ -215,6 +215,9 @@ def test_the_first_frame_waits_for_nothing_heavy_and_ready_loads_no_on_demand_li
     assert _loaded(set(seen["idle"]), NOT_UNTIL_USED) == []
     # the About box's and the price table's versions are read when shown: importlib.metadata is ~3.5 MB idle
     assert _loaded(set(seen["idle"]), ("importlib.metadata", "email")) == []
+    # nor the asyncio loop: it starts at the first run, MCP server, import or dialog (app/session/qt_asyncio.py);
+    # asyncio imports ssl, and with qasync and concurrent.futures they hold several MB
+    assert _loaded(_top_level(seen["idle"]), (*EVENT_LOOP, "ssl", "concurrent")) == []
 
 
 def test_opening_the_history_loads_no_sqlite_utils_plugins(tmp_path):

@@ -1,0 +1,69 @@
+"""The real app (``app.session.gui.main``) in a child process with no provider: the welcome lists a local server
+found on loopback (discovery on a thread) while asyncio is still not imported; the asyncio loop starts when the
+first thing needs it (here the add-provider dialog, whose buttons run checks), and the app quits cleanly with it
+(issue 17: asyncio, ssl and qasync stay out of the idle window; app/session/qt_asyncio.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.support.cli_process import REPO
+from tests.support.loopback import LoopbackServer, Response
+
+CHILD = """
+import json, sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QPushButton
+from orchestration.providers import discovery
+discovery.LOCAL_PORTS = {"lmstudio": int(sys.argv[1])}
+app = QApplication(sys.argv[:1])
+from widgets.main_window import MainWindow
+seen = {}
+tries = []
+
+def check():
+    window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
+    buttons = [b for b in window.welcome.findChildren(QPushButton) if b.text().startswith("Use ")]
+    if not buttons and len(tries) < 100:
+        tries.append(1)
+        QTimer.singleShot(100, check)
+        return
+    from app.session import qt_asyncio
+    seen["buttons"] = [b.text() for b in buttons]
+    seen["asyncio_before"] = "asyncio" in sys.modules or "qasync" in sys.modules
+    seen["loop_before"] = qt_asyncio.started_loop() is not None
+    buttons[0].click()
+    seen["loop_after"] = qt_asyncio.started_loop() is not None
+    seen["asyncio_after"] = "asyncio" in sys.modules and "qasync" in sys.modules
+    dialog = QApplication.activeModalWidget()
+    seen["dialog"] = type(dialog).__name__
+    if dialog is not None:
+        dialog.close()
+    QTimer.singleShot(200, app.quit)
+
+QTimer.singleShot(300, check)
+QTimer.singleShot(30000, app.quit)
+from app.session.gui import main
+code = main()
+print(json.dumps(seen))
+sys.exit(code)
+"""
+
+
+def test_discovery_lists_a_server_without_the_loop_which_starts_at_the_first_need(parley_home) -> None:
+    with LoopbackServer() as lmstudio:
+        port = lmstudio.port
+        lmstudio.always("GET", "/v1/models", Response.json({"data": [{"id": "qwen2.5-7b-instruct"}]}))
+        env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PARLEY_HOME": str(parley_home)}
+        done = subprocess.run([sys.executable, "-c", CHILD, str(port)], cwd=REPO, env=env,
+                              capture_output=True, text=True, timeout=90)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "ERROR" not in done.stderr, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["buttons"] == [f"Use LM Studio at http://127.0.0.1:{port}/v1"]
+    assert seen["asyncio_before"] is False and seen["loop_before"] is False
+    assert seen["loop_after"] is True and seen["asyncio_after"] is True
+    assert seen["dialog"] == "AddProviderDialog"
