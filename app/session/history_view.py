@@ -15,8 +15,9 @@ from app.storage.branches import Versions
 from app.storage.history import History
 from app.storage.records import MessageRecord
 from orchestration.tool_outcome import duplicate_of
-from widgets.chat_view import ChatMessage, ToolChip
+from widgets.chat_view import ChatMessage
 from widgets.message_attachments import AttachmentView
+from widgets.tool_chip_text import ToolChip
 
 STATUS_RANK = {"complete": 0, "interrupted": 1, "error": 2, "streaming": 1}
 LENGTH_NOTICE = "The answer hit the output token limit."  # as the live view says it (widgets/chat_view.py)
