@@ -47,7 +47,7 @@ def chat_messages(records: Iterable[MessageRecord],
     """``visibility_of`` gives a tool's visibility by name (hidden tools get no chip, as while streaming);
     ``versions`` (app/storage/branches.py) adds the ‹ 2/3 › switcher to messages with siblings;
     ``attachments_of`` gives a user message's attachments as the view shows them; ``footers`` an answer's tokens
-    and cost and its tooltip by run id (app/usage/window.py); ``run_errors`` the error that ended a run, by run
+    and cost and its tooltip by run id (app/session/window_usage.py); ``run_errors`` the error that ended a run, by run
     id (``stored_run_errors``), shown under an answer it cut off."""
     shown: list[ChatMessage] = []
     joining = False
