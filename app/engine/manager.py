@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from app.engine import library, memory
-from app.engine.process import START_TIMEOUT_S, EngineProcess, EngineStartError, LaunchSpec
-from app.engine.settings import EngineSettings
+from app.engine.settings import START_TIMEOUT_S, EngineSettings
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +38,10 @@ Phase = Literal["stopped", "starting", "ready", "failed"]
 
 if TYPE_CHECKING:
     import asyncio
+
+    # the child process's module (subprocess, signals, temp files: about 1 MB) loads with the engine's first
+    # start, not with the window that holds this manager (issue 17's idle memory)
+    from app.engine.process import EngineProcess, LaunchSpec
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,8 @@ class BuiltinEngine:
             return await self._start(entry)
 
     async def _start(self, entry: library.ModelEntry) -> str:
+        from app.engine.process import EngineProcess, EngineStartError
+
         if self.python is None and not library.engine_installed():  # another interpreter is its own business
             message = ("the built-in engine is not installed (llama-cpp-python with its server extra). Run `make "
                        "run` or scripts/bootstrap.sh to build it (a few minutes, once), or use another provider.")
@@ -180,6 +185,8 @@ class BuiltinEngine:
         raise AssertionError("unreachable")
 
     def _spec(self, entry: library.ModelEntry) -> LaunchSpec:
+        from app.engine.process import LaunchSpec
+
         return LaunchSpec(entry.path, entry.name, self.settings.context_size, self.settings.effective_threads(),
                           self.settings.gpu_layers)
 
@@ -225,6 +232,8 @@ class BuiltinEngine:
         task.add_done_callback(self._tasks.discard)
 
     async def _restart_if_stale(self) -> None:
+        from app.engine.process import EngineStartError
+
         if self._in_use() or not self._stale():
             self.pending_restart = self._in_use() and self._stale()
             return

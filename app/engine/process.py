@@ -21,11 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.engine.settings import START_TIMEOUT_S
 from orchestration.lean_imports import import_httpx
 from tools.mcp import child_guard
 
 LOOPBACK = "127.0.0.1"
-START_TIMEOUT_S = 180.0  # loading a multi-GB model from a slow disk takes a while; past this, it is stuck
 POLL_INTERVAL_S = 0.25  # between health checks while the model loads
 STOP_GRACE_S = 5.0  # after SIGTERM, before the process group is killed
 LOG_TAIL_LINES = 40  # lines of the engine's output quoted when it fails

@@ -82,7 +82,8 @@ NOT_UNTIL_USED = ("app.runs.run_service", "orchestration.loop", "app.session.run
                   "app.runs.conversation_chat", "app.session.conversation_files", "app.storage.exchange",
                   "app.storage.export_fields", "app.runs.provider_check", "orchestration.providers.models",
                   "orchestration.providers.discovery", "app.session.window_approver", "app.storage.search",
-                  "app.runs.chat_recording", "app.storage.replay", "app.storage.run_recorder")
+                  "app.runs.chat_recording", "app.storage.replay", "app.storage.run_recorder",
+                  "app.engine.process")  # the built-in engine's child process: with its first start
 
 REPORT = "import json, sys; print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))"
 REPORT_MODULES = "import json, sys; print(json.dumps(sorted(sys.modules)))"
