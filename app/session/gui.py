@@ -82,6 +82,7 @@ def main(data_dir: str | None = None) -> int:
             return
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
         qt_asyncio.start_when_needed(app)  # asyncio on Qt's loop, started when first needed (qt_asyncio.py)
+        qt_asyncio.start_on_first(window.composer.input_widget().textChanged)  # or once the user types
         session = attach_session(window, data_dir, theme=theme)
         sessions.append(session)
         window.composer.setEnabled(True)

@@ -12,8 +12,9 @@ qasync hold about 9 MB that an idle window never uses (issue 17, bench/RESULTS.m
 the application, and the loop starts at the first ``ensure_running()``: every place in the window that schedules
 a coroutine from a Qt slot calls it first (a run's start in app/session/run_controller.py, MCP servers' start and
 reconnects, importing a file, the dialogs whose buttons run checks). Coroutines scheduled from a coroutine run on
-the loop already started. The first need pays the start, about 30 ms (bench/RESULTS.md). Where nothing was noted
-(tests, which run their own qasync loop), ``ensure_running`` changes nothing.
+the loop already started. The first need pays the loop's start (bench/RESULTS.md has it measured); the window
+also starts it at the composer's first keystroke (``start_on_first``), so a first send does not wait for it.
+Where nothing was noted (tests, which run their own qasync loop), ``ensure_running`` changes nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import asyncio
 
-    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtCore import QCoreApplication, SignalInstance
 
     from app.session.asyncgen_hooks import AsyncGenHooks
 
@@ -46,6 +47,16 @@ def ensure_running() -> asyncio.AbstractEventLoop | None:
     if _waiting and not _started:
         _started.append(start(_waiting[0]))
     return _started[0] if _started else None
+
+
+def start_on_first(signal: SignalInstance) -> None:
+    """Start the noted loop at ``signal``'s first emission: the window passes the composer's first keystroke, so
+    the send that follows finds the loop running and does not pay its start."""
+    def first(*_args: object) -> None:
+        signal.disconnect(first)
+        ensure_running()
+
+    signal.connect(first)
 
 
 def started_loop() -> asyncio.AbstractEventLoop | None:

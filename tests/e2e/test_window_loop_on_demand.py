@@ -67,3 +67,41 @@ def test_discovery_lists_a_server_without_the_loop_which_starts_at_the_first_nee
     assert seen["asyncio_before"] is False and seen["loop_before"] is False
     assert seen["loop_after"] is True and seen["asyncio_after"] is True
     assert seen["dialog"] == "AddProviderDialog"
+
+
+TYPING_CHILD = """
+import json, sys
+from PySide6.QtCore import QTimer
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+app = QApplication(sys.argv[:1])
+from widgets.main_window import MainWindow
+seen = {}
+
+def type_a_letter():
+    from app.session import qt_asyncio
+    window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
+    if not window.composer.isEnabled():  # the session is not attached yet
+        QTimer.singleShot(100, type_a_letter)
+        return
+    seen["loop_before"] = qt_asyncio.started_loop() is not None
+    QTest.keyClicks(window.composer.input_widget(), "H")
+    seen["loop_after"] = qt_asyncio.started_loop() is not None
+    QTimer.singleShot(100, app.quit)
+
+QTimer.singleShot(300, type_a_letter)
+QTimer.singleShot(30000, app.quit)
+from app.session.gui import main
+code = main()
+print(json.dumps(seen))
+sys.exit(code)
+"""
+
+
+def test_the_first_keystroke_in_the_composer_starts_the_loop_before_the_send(parley_home) -> None:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PARLEY_HOME": str(parley_home)}
+    done = subprocess.run([sys.executable, "-c", TYPING_CHILD], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=90)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"loop_before": False, "loop_after": True}
