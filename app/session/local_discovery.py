@@ -5,6 +5,8 @@ welcome can offer them. The probes are blocking sockets, all at once, for at mos
 (orchestration/providers/discovery.py): doing it on the asyncio loop would start the loop, and import asyncio with
 the ssl module, at every such start, about 9 MB an idle window otherwise never needs (issue 17). The result comes
 back to the GUI thread as a queued Qt signal; a search still running when a new one is asked for is not doubled.
+The thread starts on the event loop's next turn, as the asyncio task did, so it does not compete with the rest
+of the session's opening for the interpreter before the window is ready.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 log = logging.getLogger(__name__)
 
@@ -28,14 +30,20 @@ class LocalDiscovery(QObject):
         super().__init__(parent)
         self.on_found = on_found
         self._thread: threading.Thread | None = None
+        self._pending = False  # asked for, starting on the next turn
         self._found.connect(self._deliver)  # this object lives on the GUI thread: queued from the search's thread
 
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._pending or (self._thread is not None and self._thread.is_alive())
 
     def start(self) -> None:
         if self.running():
             return
+        self._pending = True
+        QTimer.singleShot(0, self, self._begin)
+
+    def _begin(self) -> None:
+        self._pending = False
         self._thread = threading.Thread(target=self._search, name="local-server discovery", daemon=True)
         self._thread.start()
 
