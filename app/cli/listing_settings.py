@@ -8,8 +8,9 @@ wrong type, an unknown key, a repeated key, a workspace folder or MCP server, a 
 capability overrides, a changed loop limit, engine or usage section) returns None, and the caller loads the file
 through the full model (``app.settings.load_settings``), which accepts it or reports the problem exactly as
 before. So the fast read may decline a valid file, never accept an invalid one; tests/app/cli/
-test_listing_settings.py checks both paths agree on valid files and that the defaults and field names here match
-the model's.
+test_listing_settings.py checks both paths agree on valid files, that the defaults, field names, choices and
+ranges here are the model's, and (by a fingerprint of the checked sections' JSON schema and the model's
+validators' source) that a changed constraint or validator is reviewed here before that test passes again.
 
 Limits named here: the same 1 MiB size limit as the settings store (app/settings/store.py, MAX_SETTINGS_BYTES).
 """

@@ -6,6 +6,8 @@ model's."""
 from __future__ import annotations
 
 import copy
+import hashlib
+import inspect
 import json
 from pathlib import Path
 from typing import Any, get_args
@@ -37,13 +39,14 @@ def test_default_sections_are_the_models_defaults_with_their_json_types() -> Non
 
 
 def test_field_names_choices_and_ranges_are_the_models() -> None:
-    assert set(Settings.model_fields) == plain.SETTINGS_FIELDS
-    assert set(SearchSettings.model_fields) == plain.SEARCH_FIELDS
-    assert set(ToolSettings.model_fields) == plain.TOOL_FIELDS
-    assert set(UiSettings.model_fields) == plain.UI_FIELDS
-    assert set(ChatDefaults.model_fields) == plain.CHAT_FIELDS
-    assert set(ProviderSettings.model_fields) == plain.PROVIDER_FIELDS
-    assert {n for n, f in ProviderSettings.model_fields.items() if f.is_required()} == plain.PROVIDER_REQUIRED
+    update = "the settings model changed: update app/cli/listing_settings.py to match"
+    assert set(Settings.model_fields) == plain.SETTINGS_FIELDS, update
+    assert set(SearchSettings.model_fields) == plain.SEARCH_FIELDS, update
+    assert set(ToolSettings.model_fields) == plain.TOOL_FIELDS, update
+    assert set(UiSettings.model_fields) == plain.UI_FIELDS, update
+    assert set(ChatDefaults.model_fields) == plain.CHAT_FIELDS, update
+    assert set(ProviderSettings.model_fields) == plain.PROVIDER_FIELDS, update
+    assert {n for n, f in ProviderSettings.model_fields.items() if f.is_required()} == plain.PROVIDER_REQUIRED, update
     assert plain.SEARCH_BACKENDS == settings_model.SEARCH_BACKENDS == get_args(settings_model.SearchBackend)
     assert get_args(settings_model.ApprovalPolicy) == plain.APPROVAL_POLICIES
     assert get_args(UiSettings.model_fields["theme"].annotation) == plain.THEMES
@@ -56,6 +59,32 @@ def test_field_names_choices_and_ranges_are_the_models() -> None:
     # Every section is read in full: either checked field by field or compared with its default.
     checked = {"version", "providers", "default_provider", "search", "tools", "ui", "chat", "allow_local_addresses"}
     assert checked | set(plain.DEFAULT_SECTIONS) == plain.SETTINGS_FIELDS
+
+
+# What the plain read copies from the model: the JSON schema of the sections it checks field by field and the
+# source of the model's validators. A change there (a new constraint, a validator's rule) needs a look at
+# app/cli/listing_settings.py, then a new fingerprint here (the failure prints it).
+SCHEMA_FINGERPRINT = "17c25e569be35470"
+
+
+def _schema_fingerprint() -> str:
+    schemas = {model.__name__: model.model_json_schema()
+               for model in (ProviderSettings, SearchSettings, ToolSettings, UiSettings, ChatDefaults)}
+    top = Settings.model_json_schema()["properties"]
+    schemas["Settings"] = {name: top[name] for name in ("version", "default_provider", "allow_local_addresses")}
+    validators = [settings_model._check_http_url, ProviderSettings._url, ProviderSettings._no_credential_headers,
+                  ProviderSettings._known_capabilities, SearchSettings._urls, Settings._mcp_headers_not_secret,
+                  Settings._consistent]
+    text = json.dumps(schemas, sort_keys=True) + "".join(inspect.getsource(getattr(v, "__func__", v))
+                                                         for v in validators)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def test_the_checked_sections_and_validators_are_the_ones_the_plain_read_was_written_for() -> None:
+    fingerprint = _schema_fingerprint()
+    assert fingerprint == SCHEMA_FINGERPRINT, (
+        "the settings model's checked sections or validators changed: review app/cli/listing_settings.py, then set "
+        f"SCHEMA_FINGERPRINT = {fingerprint!r} in this test")
 
 
 # ---- what the plain read accepts lists exactly as the model does ----
