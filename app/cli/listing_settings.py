@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from orchestration.reasoning_effort import REASONING_EFFORTS
 
@@ -62,11 +63,10 @@ PROVIDER_REQUIRED = frozenset({"id", "base_url"})
 PROVIDER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # PROVIDER_ID_PATTERN, matched whole
 
 
-@dataclass(frozen=True)
-class ListingSettings:
+class ListingSettings(NamedTuple):  # not a dataclass: no dataclasses/inspect import for the listing
     """What the listing reads: each tool's approval policy and the search backend (None: the default)."""
 
-    approval: dict[str, str] = field(default_factory=dict)
+    approval: Mapping[str, str] = MappingProxyType({})
     search_backend: str | None = None
 
 

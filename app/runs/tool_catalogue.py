@@ -11,8 +11,7 @@ accepts (app/cli/listing_settings.py): the default web fetch limits, any search 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 
 class DescribedTool(Protocol):
@@ -32,8 +31,7 @@ class DescribedTool(Protocol):
     def description(self) -> str: ...
 
 
-@dataclass(frozen=True)
-class CatalogueEntry:
+class CatalogueEntry(NamedTuple):  # not a dataclass: no dataclasses/inspect import for the listing
     name: str
     category: str
     visibility: str

@@ -4,13 +4,12 @@ tool_catalogue.py is updated to match (the listing reads the catalogue instead o
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 import pytest
 
 from app.runs import tool_catalogue
-from app.runs.tool_catalogue import CatalogueEntry, DescribedTool
+from app.runs.tool_catalogue import DescribedTool
 from app.runs.tool_setup import configured_tools
 from app.settings import SearchSettings, Settings
 from tools.files import READ_TOOLS, WRITE_TOOLS, WorkspaceSettings, described_workspace_tools
@@ -32,7 +31,7 @@ def _no_key(name: str) -> str | None:
 def test_the_configured_tools_match_the_catalogue_for_every_search_backend(backend: str | None) -> None:
     settings = Settings(search=SearchSettings(backend=backend))  # type: ignore[arg-type]
     real = [_fields(tool) for tool in configured_tools(settings, _no_key)]
-    listed = [asdict(entry) for entry in tool_catalogue.configured_without_workspace(backend)]
+    listed = [entry._asdict() for entry in tool_catalogue.configured_without_workspace(backend)]
     assert listed == real, f"{UPDATE}:\n{real}"
 
 
@@ -48,13 +47,13 @@ def test_every_search_backend_has_a_label_and_the_default_is_the_web_tools_defau
 
 def test_the_file_tools_match_the_catalogue_as_described_with_no_folder() -> None:
     real = [_fields(tool) for tool in described_workspace_tools(WorkspaceSettings())]
-    assert [asdict(entry) for entry in tool_catalogue.FILE_TOOLS] == real, f"{UPDATE}:\n{real}"
+    assert [entry._asdict() for entry in tool_catalogue.FILE_TOOLS] == real, f"{UPDATE}:\n{real}"
     assert tool_catalogue.WRITE_TOOLS == WRITE_TOOLS
     assert [entry.name for entry in tool_catalogue.FILE_TOOLS] == [*READ_TOOLS, *WRITE_TOOLS]
 
 
 def test_a_changed_tool_is_caught_with_the_update_message(monkeypatch: pytest.MonkeyPatch) -> None:
-    changed = CatalogueEntry(**{**asdict(tool_catalogue.WEB_FETCH), "parallel_safe": False})
+    changed = tool_catalogue.WEB_FETCH._replace(parallel_safe=False)
     monkeypatch.setattr(tool_catalogue, "WEB_FETCH", changed)
     with pytest.raises(AssertionError, match=r"update app/runs/tool_catalogue\.py"):
         test_the_configured_tools_match_the_catalogue_for_every_search_backend(None)
