@@ -76,7 +76,7 @@ def tool_rows(approval: Mapping[str, str], workspace_chosen: bool,
     return rows
 
 
-def _rows_from_the_model(args: argparse.Namespace) -> list[dict[str, Any]]:
+def rows_from_the_model(args: argparse.Namespace) -> list[dict[str, Any]]:
     """The rows with the settings validated by the model and the tools built as for a run."""
     from app.pydantic_plugins import skip_plugin_discovery
 
@@ -99,7 +99,7 @@ def listing_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
     """The listing's rows: from the catalogue when the plain read vouches for the settings, else from the model."""
     plain = read_listing_settings(paths_from_args(args).settings)
     if plain is None:
-        return _rows_from_the_model(args)
+        return rows_from_the_model(args)
     return tool_rows(plain.approval, False, configured_without_workspace(plain.search_backend))
 
 

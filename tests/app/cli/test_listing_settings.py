@@ -5,6 +5,7 @@ model's."""
 
 from __future__ import annotations
 
+import argparse
 import copy
 import hashlib
 import inspect
@@ -19,7 +20,7 @@ from pydantic import ValidationError
 
 from app.cli import listing_settings as plain
 from app.cli.listing_settings import ListingSettings, read_listing_settings
-from app.cli.tools_command import tool_rows
+from app.cli.tools_command import listing_rows, rows_from_the_model, tool_rows
 from app.paths import resolve_paths
 from app.runs.tool_catalogue import configured_without_workspace
 from app.runs.tool_setup import configured_tools
@@ -135,6 +136,15 @@ def test_common_valid_files_are_read_plainly_and_list_as_through_the_model(tmp_p
     listing = read_listing_settings(path)
     assert listing is not None, "the plain read declined a file it should vouch for"
     assert _plain_rows(listing) == _model_rows(Settings.model_validate_json(text))
+
+
+@pytest.mark.parametrize("text", [None, *ACCEPTED.values()], ids=["no file", *ACCEPTED.keys()])
+def test_the_commands_two_paths_give_the_same_rows(text: str | None) -> None:
+    if text is not None:
+        _write(resolve_paths().settings, text)
+    args = argparse.Namespace(data_dir=None)
+    assert read_listing_settings(resolve_paths().settings) is not None  # listing_rows takes the plain path
+    assert listing_rows(args) == rows_from_the_model(args)
 
 
 def test_no_file_is_the_defaults(tmp_path: Path) -> None:
