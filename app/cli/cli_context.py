@@ -8,11 +8,10 @@ import sys
 from typing import TYPE_CHECKING
 
 from app.paths import AppPaths, resolve_paths
+from app.settings import Settings, load_settings
 
-if TYPE_CHECKING:  # the database layer and the keyring load when a command opens them, the settings models when
-    # a command reads the settings (``tools list`` may read them without pydantic: app/cli/listing_settings.py)
+if TYPE_CHECKING:  # the database layer and the keyring load when a command opens them
     from app.secrets import SecretLookup, SecretStore
-    from app.settings import Settings
     from app.storage import History
 
 
@@ -26,8 +25,6 @@ def warn(message: str) -> None:
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
     """The validated settings; a bad file is reported on stderr (and moved aside) and defaults are used."""
-    from app.settings import load_settings
-
     loaded = load_settings(paths_from_args(args).settings)
     if loaded.problem:
         warn(loaded.problem)

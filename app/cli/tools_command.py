@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from app.cli.cli_common import EXIT_OK
-from app.cli.cli_context import key_lookup, paths_from_args
 from app.cli.listing_settings import read_listing_settings
+from app.paths import resolve_paths
 from app.runs.tool_catalogue import FILE_TOOLS, WRITE_TOOLS, DescribedTool, configured_without_workspace
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ DENIED = "denied in the settings (tools.approval)"
 
 
 async def _with_mcp(args: argparse.Namespace, settings: Settings) -> list[RunnableTool]:
+    from app.cli.cli_context import key_lookup
     from app.lean_imports import import_httpx
     from app.runs.tool_setup import configured_tools, connected_mcp
 
@@ -81,7 +82,7 @@ def rows_from_the_model(args: argparse.Namespace) -> list[dict[str, Any]]:
     from app.pydantic_plugins import skip_plugin_discovery
 
     skip_plugin_discovery()  # before the first model is built (app/pydantic_plugins.py)
-    from app.cli.cli_context import settings_from_args
+    from app.cli.cli_context import key_lookup, settings_from_args  # with the settings models
     from app.runs.tool_setup import configured_tools
 
     settings = settings_from_args(args)
@@ -97,7 +98,7 @@ def rows_from_the_model(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def listing_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
     """The listing's rows: from the catalogue when the plain read vouches for the settings, else from the model."""
-    plain = read_listing_settings(paths_from_args(args).settings)
+    plain = read_listing_settings(resolve_paths(getattr(args, "data_dir", None)).settings)  # as cli_context does
     if plain is None:
         return rows_from_the_model(args)
     return tool_rows(plain.approval, False, configured_without_workspace(plain.search_backend))
