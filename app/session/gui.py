@@ -107,27 +107,43 @@ def main(data_dir: str | None = None) -> int:
     window.show()
     QTimer.singleShot(FIRST_PAINT_WAIT_MS, attach)  # a window that is never painted (minimised) still opens
 
+    quit_tasks: list[object] = []  # the orderly quit once asked for; aboutToQuit adds a marker (no second one)
+
     def quitting() -> None:
+        quit_tasks.append("aboutToQuit")  # app.quit() closes the window: that close must not start another quit
         for session in sessions:
             session.quitting()
 
     async def quit_in_order() -> None:
-        """File > Quit: cancel the run and background work while the loop still runs, so their tasks finish
-        on it (cancelled after ``aboutToQuit``, an in-flight HTTP probe was stepped with no running loop)."""
+        """File > Quit or closing the window: cancel the run and background work and close the session while the
+        loop still runs, so their tasks finish on it (cancelled after ``aboutToQuit``, an in-flight HTTP probe was
+        stepped with no running loop), then quit."""
         import asyncio  # imported with the loop, after the first frame
 
-        for session in sessions:
-            session.quitting()
-            await asyncio.gather(*session.background_tasks(), return_exceptions=True)
-        app.quit()
+        from app.session.quit_order import close_session
+
+        try:
+            for session in sessions:
+                session.quitting()
+                await asyncio.gather(*session.background_tasks(), return_exceptions=True)
+                await close_session(session)  # MCP servers closed while the loop runs (quit_order.py)
+        finally:
+            if "aboutToQuit" not in quit_tasks:  # app.quit() asked meanwhile: Qt's loop has returned already
+                app.quit()
 
     async def close_sessions() -> None:
-        for session in sessions:
-            await session.aclose()
+        import asyncio
 
-    quit_tasks: list[object] = []
+        from app.session.quit_order import QUIT_CLOSE_WAIT_S, cancel_leftovers, close_session
+
+        await asyncio.gather(*(t for t in quit_tasks if isinstance(t, asyncio.Future)))  # an orderly quit begun
+        for session in sessions:
+            await close_session(session)  # again after File > Quit: closing twice is a no-op
+        await cancel_leftovers(QUIT_CLOSE_WAIT_S)
 
     def quit_requested() -> None:
+        if quit_tasks:  # already quitting
+            return
         if not loops:  # before the session: nothing runs yet that needs winding down
             app.quit()
             return
@@ -136,6 +152,8 @@ def main(data_dir: str | None = None) -> int:
         quit_tasks.append(asyncio.ensure_future(quit_in_order()))
 
     window.menus.quit_requested.connect(quit_requested)
+    app.setQuitOnLastWindowClosed(False)  # closing the window quits in order too, the session closed first
+    app.lastWindowClosed.connect(quit_requested)
     app.aboutToQuit.connect(quitting)
     app.exec()
     del first_paint
