@@ -104,9 +104,20 @@ def children():
             found.append(entry)
     return found
 
+def open_files():
+    found = {}
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            found[fd] = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # the listing's own descriptor, closed by now
+            pass
+    return found
+
+before = open_files()
 from app.cli import main
 code = main([])
 print("CHILDREN", children(), file=sys.stderr)
+print("LEFT OPEN", sorted(target for fd, target in open_files().items() if before.get(fd) != target), file=sys.stderr)
 sys.exit(code)
 """
 OFFSCREEN_NOISE = "This plugin does not support"  # the offscreen platform's notes on window-manager calls
@@ -115,8 +126,9 @@ OFFSCREEN_NOISE = "This plugin does not support"  # the offscreen platform's not
 @pytest.mark.parametrize("how", ["menu", "close", "app"])
 def test_quit_with_a_running_mcp_server_logs_nothing_and_leaves_no_child(how: str, parley_home, tmp_path) -> None:
     """The real ``parley`` window with mcp-server-time running, quit by File > Quit, by closing the window or by
-    ``app.quit()``: exit 0, not one warning logged or printed (the window logs warnings to stderr), no child process
-    left when ``main`` returns and no MCP scratch folder left in TMPDIR."""
+    ``app.quit()``: exit 0, not one warning logged or printed (the window logs warnings to stderr); when ``main``
+    returns no child process is left, no file, pipe or socket it opened is still open, and no MCP scratch folder is
+    left in TMPDIR."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PARLEY_HOME": str(parley_home), "TMPDIR": str(scratch)}
@@ -124,5 +136,5 @@ def test_quit_with_a_running_mcp_server_logs_nothing_and_leaves_no_child(how: st
                           text=True, timeout=90)
     lines = [line for line in done.stderr.splitlines() if OFFSCREEN_NOISE not in line]
     assert done.returncode == 0, done.stderr
-    assert lines == ["RUNNING", "CHILDREN []"], done.stderr
+    assert lines == ["RUNNING", "CHILDREN []", "LEFT OPEN []"], done.stderr
     assert not list(scratch.glob("parley-mcp-*"))
