@@ -85,6 +85,9 @@ def main(data_dir: str | None = None) -> int:
         session = attach_session(window, data_dir, theme=theme)
         sessions.append(session)
         window.composer.setEnabled(True)
+        from app.session import unsent_text
+
+        unsent_text.restore(window, data_dir)  # what was in the composer at the last quit
         window.composer.focus_input()
         startup_trace.mark("ready")
         drive_text = startup_trace.drive_text()  # bench/startup.py: open a conversation and send
@@ -113,6 +116,10 @@ def main(data_dir: str | None = None) -> int:
         quit_tasks.append("aboutToQuit")  # app.quit() closes the window: that close must not start another quit
         for session in sessions:
             session.quitting()
+        if sessions:  # before the session the composer was off and a kept text not yet put back
+            from app.session import unsent_text
+
+            unsent_text.save(window, data_dir)
 
     async def quit_in_order() -> None:
         """File > Quit or closing the window: cancel the run and background work and close the session while the
