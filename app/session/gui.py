@@ -25,6 +25,7 @@ from widgets.theme import apply_theme
 FIRST_PAINT_WAIT_MS = 3_000  # the session is opened after the first paint, or after this if none comes
 
 if TYPE_CHECKING:
+    import asyncio
     from asyncio import AbstractEventLoop
 
     from app.secrets.store import SecretStore
@@ -110,10 +111,11 @@ def main(data_dir: str | None = None) -> int:
     window.show()
     QTimer.singleShot(FIRST_PAINT_WAIT_MS, attach)  # a window that is never painted (minimised) still opens
 
-    quit_tasks: list[object] = []  # the orderly quit once asked for; aboutToQuit adds a marker (no second one)
+    orderly: list[asyncio.Future[None]] = []  # the quit File > Quit or closing the window began (one at most)
+    about_to_quit: list[bool] = []  # Qt's loop is ending: app.quit() from anywhere, or the orderly quit's own
 
     def quitting() -> None:
-        quit_tasks.append("aboutToQuit")  # app.quit() closes the window: that close must not start another quit
+        about_to_quit.append(True)  # app.quit() closes the window: that close must not begin another quit
         for session in sessions:
             session.quitting()
         if sessions:  # before the session the composer was off and a kept text not yet put back
@@ -135,7 +137,7 @@ def main(data_dir: str | None = None) -> int:
                 await asyncio.gather(*session.background_tasks(), return_exceptions=True)
                 await close_session(session)  # MCP servers closed while the loop runs (quit_order.py)
         finally:
-            if "aboutToQuit" not in quit_tasks:  # app.quit() asked meanwhile: Qt's loop has returned already
+            if not about_to_quit:  # else app.quit() was called meanwhile: Qt's loop has returned already
                 app.quit()
 
     async def close_sessions() -> None:
@@ -143,20 +145,22 @@ def main(data_dir: str | None = None) -> int:
 
         from app.session.quit_order import QUIT_CLOSE_WAIT_S, cancel_leftovers, close_session
 
-        await asyncio.gather(*(t for t in quit_tasks if isinstance(t, asyncio.Future)))  # an orderly quit begun
+        for failure in await asyncio.gather(*orderly, return_exceptions=True):  # an orderly quit under way
+            if failure is not None:  # a bug: said loudly, and the session is still closed below
+                logging.getLogger(__name__).error("quitting in order failed", exc_info=failure)
         for session in sessions:
             await close_session(session)  # again after File > Quit: closing twice is a no-op
         await cancel_leftovers(QUIT_CLOSE_WAIT_S)
 
     def quit_requested() -> None:
-        if quit_tasks:  # already quitting
+        if orderly or about_to_quit:  # already quitting
             return
         if not loops:  # before the session: nothing runs yet that needs winding down
             app.quit()
             return
         import asyncio
 
-        quit_tasks.append(asyncio.ensure_future(quit_in_order()))
+        orderly.append(asyncio.ensure_future(quit_in_order()))
 
     window.menus.quit_requested.connect(quit_requested)
     app.setQuitOnLastWindowClosed(False)  # closing the window quits in order too, the session closed first
