@@ -232,7 +232,7 @@ class ChatSession(QObject):
         self._update_status()
 
     def background_tasks(self) -> list[asyncio.Future[Any]]:
-        """Discovery, MCP reconnects and imports still running."""
+        """Discovery, MCP reconnects, imports and a key being looked for (key_recheck.py) still running."""
         return [t for t in (self._discovery, self._mcp_reconnect, self._import_task, *self._mcp_server_reconnects,
                             *self.key_recheck.tasks()) if t is not None and not t.done()]
 
@@ -321,7 +321,8 @@ class ChatSession(QObject):
 
     # --- preferences --------------------------------------------------------------------------------
     async def list_provider_models(self, entry: ProviderSettings, typed_key: str | None) -> list[str]:
-        """The dialog's "Test connection": the key typed in the dialog, else the stored one."""
+        """The dialog's "Test connection": the key typed in the dialog, else the stored one (the keyring asked off
+        the UI thread when only the stored-key note says there is none, app/session/key_recheck.py)."""
         from app.runs.provider_setup import key_required, provider_config
 
         key = typed_key or await stored_key(self.secrets, provider_entry(entry.id), key_required(entry))
