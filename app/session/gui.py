@@ -83,6 +83,9 @@ def main(data_dir: str | None = None) -> int:
             return
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
         loops.append(qt_asyncio.start(app))
+        from app.session import quit_signals
+
+        quit_signals.install(loops[0], quit_requested)  # SIGTERM and Ctrl+C quit in order from now on
         session = attach_session(window, data_dir, theme=theme)
         sessions.append(session)
         window.composer.setEnabled(True)

@@ -4,6 +4,7 @@ it exits with 0 and reports no error or traceback (background work is cancelled 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -138,3 +139,38 @@ def test_quit_with_a_running_mcp_server_logs_nothing_and_leaves_no_child(how: st
     assert done.returncode == 0, done.stderr
     assert lines == ["RUNNING", "CHILDREN []", "LEFT OPEN []"], done.stderr
     assert not list(scratch.glob("parley-mcp-*"))
+
+
+QUITTING = '''    print("RUNNING", file=sys.stderr)
+    {"menu": window.menus.quit.trigger, "close": window.close, "app": app.quit}[how]()'''
+WAITING_FOR_A_SIGNAL = '''    window.composer.input_widget().setPlainText("half a question")
+    print("RUNNING", flush=True)  # the test sends the signal now'''
+SIGNALLED_CHILD = RUNNING_CHILD.replace(QUITTING, WAITING_FOR_A_SIGNAL)
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
+def test_sigterm_and_ctrl_c_quit_in_order(number: signal.Signals, parley_home, tmp_path) -> None:
+    """SIGTERM (a system shutting down, ``kill``) and Ctrl+C in the terminal quit the window as File > Quit does:
+    exit 0, no traceback or warning, the MCP server stopped, nothing left open, the composer's text kept. Before,
+    SIGTERM ended the process at once (the text lost) and Ctrl+C raised KeyboardInterrupt in a Qt callback."""
+    from app.paths import resolve_paths
+    from app.session.unsent_text import UNSENT_NAME
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PARLEY_HOME": str(parley_home), "TMPDIR": str(scratch)}
+    child = subprocess.Popen([sys.executable, "-c", SIGNALLED_CHILD, "signal"], cwd=REPO, env=env, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "RUNNING\n"
+        child.send_signal(number)
+        _, stderr = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    lines = [line for line in stderr.splitlines() if OFFSCREEN_NOISE not in line]
+    assert child.returncode == 0, stderr
+    assert lines == ["CHILDREN []", "LEFT OPEN []"], stderr
+    assert not list(scratch.glob("parley-mcp-*"))
+    assert (resolve_paths().data_dir / UNSENT_NAME).read_text(encoding="utf-8") == "half a question"
