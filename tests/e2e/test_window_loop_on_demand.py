@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+
+import pytest
 
 from tests.support.cli_process import REPO
 from tests.support.loopback import LoopbackServer, Response
@@ -105,3 +108,48 @@ def test_the_first_keystroke_in_the_composer_starts_the_loop_before_the_send(par
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {"loop_before": False, "loop_after": True}
+
+
+SIGNALLED_IDLE_CHILD = """
+import json, os, sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+app = QApplication(sys.argv[:1])
+from widgets.main_window import MainWindow
+
+def ready():
+    window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
+    if not window.composer.isEnabled():
+        QTimer.singleShot(50, ready)
+        return
+    print("RUNNING", flush=True)  # the test sends the signal now
+
+QTimer.singleShot(200, ready)
+QTimer.singleShot(30000, lambda: os._exit(3))  # hang guard: the signal did not quit
+before = set(os.listdir("/proc/self/fd"))
+from app.cli import main
+code = main([])
+print(json.dumps({"asyncio": "asyncio" in sys.modules,
+                  "left_open": sorted(set(os.listdir("/proc/self/fd")) - before)}), flush=True)
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_quits_an_idle_window_whose_loop_never_started(number: signal.Signals, parley_home) -> None:
+    """SIGTERM and Ctrl+C reach the quit through Qt while no asyncio loop exists (quit_signals.BeforeLoop): exit 0,
+    no traceback, asyncio never imported and the signal's socket pair closed."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PARLEY_HOME": str(parley_home)}
+    child = subprocess.Popen([sys.executable, "-c", SIGNALLED_IDLE_CHILD], cwd=REPO, env=env, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "RUNNING\n"
+        child.send_signal(number)
+        out, stderr = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    assert child.returncode == 0, stderr
+    assert "Traceback" not in stderr, stderr
+    assert json.loads(out.strip().splitlines()[-1]) == {"asyncio": False, "left_open": []}
