@@ -23,6 +23,9 @@ What each start may not import, and why it is heavy or not needed yet:
   process, and so does the check whether it can use a GPU (app/engine/gpu_check.py). Nor the syntax lexers
   (pygments): they are built when the first answer begins (widgets/code_highlighter.warm_up_in_steps), so "idle"
   is read 1.5 s after ready, well after the half-second after the first paint when they used to be warmed.
+  Nor the asyncio loop (asyncio, ssl, qasync, concurrent.futures): it starts at its first need
+  (app/session/qt_asyncio.py). Nor importlib.metadata (with email): the About box's and the price table's
+  versions are read when shown. Nor the built-in engine's child-process module (app.engine.process).
 - ``parley tools list`` with settings it can read as plain JSON (none, or a typical file: app/cli/
   listing_settings.py) loads neither pydantic, the settings models nor any tool module (``tools.*``): the tools are
   described from app/runs/tool_catalogue.py. Nor ``dataclasses`` (with ``inspect``, about 10 ms).
