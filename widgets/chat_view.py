@@ -734,6 +734,24 @@ class ChatView(QTextBrowser):
         bar = self.verticalScrollBar()
         return bar.value() >= bar.maximum() - BOTTOM_SLACK_PX
 
+    def scroll_to_message(self, ref: int) -> bool:
+        """Bring the stored message ``ref`` (or the answer holding it: an answer shows as its first stored message,
+        and ids grow along a branch) to the top of the view, loading older pages as far as needed (a search hit
+        opened); False when it is not in the shown conversation."""
+        index = None
+        for i, message in enumerate(self._history):
+            if message.ref is not None and message.ref <= ref and message.role in ("user", "assistant"):
+                index = i
+        if index is None:
+            return False
+        if index < self._shown_from:
+            self._shown_from = index
+            self._rebuild()
+        start = dict(self._start_positions())[index]
+        top = self.document().documentLayout().blockBoundingRect(self.document().findBlock(start)).top()
+        self.verticalScrollBar().setValue(int(top))
+        return True
+
     def scroll_to_bottom(self) -> None:
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())

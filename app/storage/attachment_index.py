@@ -37,8 +37,11 @@ def index_batch(db: Database, *, rows: int = BATCH_ROWS, chars: int = BATCH_CHAR
     """Index the next batch of waiting attachments, newest first; returns how many rows were indexed.
 
     Reads and writes in one ``BEGIN IMMEDIATE`` transaction, so a row deleted or added meanwhile by another
-    connection is seen consistently with ``upto``.
+    connection is seen consistently with ``upto``. With nothing waiting (``upto`` only ever goes down) it
+    returns at once, without taking the write lock.
     """
+    if pending_upto(db) == 0:
+        return 0
     with write_transaction(db):
         upto = pending_upto(db)
         if upto == 0:
