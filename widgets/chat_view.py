@@ -53,6 +53,7 @@ HEADER_SPACING_PX = 14  # space above each "You" / "Assistant" label
 PAGE_SIZE = 60  # messages rendered per page of history
 TOP_THRESHOLD_PX = 40  # scrolling this close to the top loads the previous page
 BOTTOM_SLACK_PX = 8  # within this of the bottom counts as "at the bottom" for auto-scroll
+MESSAGE_TOP_GAP_PX = 8  # above a message scrolled to the top (a search hit opened), so its label shows whole
 
 QUOTE_BAR_PX = 3  # width of the bar drawn left of a quote
 LABEL_COLOUR = "#7a7f87"  # "You" / "Assistant" and notices
@@ -749,7 +750,7 @@ class ChatView(QTextBrowser):
             self._rebuild()
         start = dict(self._start_positions())[index]
         top = self.document().documentLayout().blockBoundingRect(self.document().findBlock(start)).top()
-        self.verticalScrollBar().setValue(int(top))
+        self.verticalScrollBar().setValue(max(0, int(top) - MESSAGE_TOP_GAP_PX))
         return True
 
     def scroll_to_bottom(self) -> None:

@@ -15,8 +15,12 @@ from app.storage.connection import Database
 from app.storage.migrations import ATTACHMENT_INDEX_CHARS
 from app.storage.transactions import write_transaction
 
-BATCH_ROWS = 200  # attachment rows indexed in one transaction, at most
-BATCH_CHARS = 400_000  # characters of indexed text in one transaction, about (one row may carry up to the limit)
+# attachment rows indexed in one transaction, at most; also how many rows' text lengths a batch reads to choose
+# its rows (reading a length reads the text), so kept small
+BATCH_ROWS = 32
+# characters of indexed text in one transaction, about: one document at the limit (ATTACHMENT_INDEX_CHARS), or
+# several smaller ones; about 20 ms on a 2-core machine (bench/RESULTS.md "attachment_backfill")
+BATCH_CHARS = 100_000
 
 
 def pending_upto(db: Database) -> int:

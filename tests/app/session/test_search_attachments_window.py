@@ -19,6 +19,7 @@ from app.storage.run_recorder import RunRecorder
 from tests.app.session.test_chat_session_search import answered
 from tests.app.storage.test_attachment_search import build_version_5
 from tests.support.memory_keyring import MemoryKeyring
+from widgets.chat_view import MESSAGE_TOP_GAP_PX
 from widgets.conversation_delegate import PIECES_ROLE
 from widgets.search_snippet import MARK_END, MARK_START
 
@@ -69,8 +70,8 @@ def test_an_attachment_hit_opens_its_conversation_at_that_message_on_an_older_pa
     choose_row(qtbot, window)
     assert session.conversation_id == cid
     index = next(i for i, m in enumerate(chat.messages()) if m.ref == message_id)
-    rect = chat.message_rect(index)
-    assert rect is not None and abs(rect.top()) <= 2  # at the top of the view, not scrolled to the end
+    label = chat.label_rect(index)
+    assert label is not None and 0 <= label.top() <= 2 * MESSAGE_TOP_GAP_PX  # its label whole, at the top
     assert chat.verticalScrollBar().value() < chat.verticalScrollBar().maximum()
     session.search_wiring.stop()
     session.history.close()
