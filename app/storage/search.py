@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from app.storage.errors import guarded
 from app.storage.history import History
@@ -99,14 +100,15 @@ class HistorySearch:
         return hits[:limit]
 
     def _attachments(self, query: str, limit: int, marks: tuple[str, str]) -> list[tuple[float, SearchHit]]:
-        """Attached files whose name or (indexed) text matches, each shown as its name and a snippet."""
-        rows = self.history.db.execute(
-            "SELECT a.id, a.name, m.id, m.conversation_id, c.title, m.role, m.created_at, "
-            "highlight(attachments_fts, 0, ?, ?), snippet(attachments_fts, 1, ?, ?, ?, ?), bm25(attachments_fts) "
-            "FROM attachments_fts JOIN message_attachments a ON a.id = attachments_fts.rowid "
-            "JOIN messages m ON m.id = a.message_id JOIN conversations c ON c.id = m.conversation_id "
-            "WHERE attachments_fts MATCH ? ORDER BY bm25(attachments_fts) LIMIT ?",
-            [marks[0], marks[1], marks[0], marks[1], SNIPPET_ELLIPSIS, SNIPPET_WORDS, query, limit])
+        """Attached files whose name or (indexed) text matches, each shown as its name and a snippet. Bytes that
+        are not UTF-8 (a row another program wrote) are read as U+FFFD instead of failing the whole search."""
+        conn = self.history.db.conn
+        text_factory = conn.text_factory
+        conn.text_factory = _lenient_text
+        try:
+            rows = self._attachment_rows(query, limit, marks)
+        finally:
+            conn.text_factory = text_factory
         found = []
         for r in rows:
             self._check(("message_attachments", r[0], "name", r[1]), ("conversations", r[3], "title", r[4]),
@@ -117,3 +119,16 @@ class HistorySearch:
                                           snippet=snippet, created_at=r[6], attachment_id=r[0],
                                           attachment_name=r[1])))
         return found
+
+    def _attachment_rows(self, query: str, limit: int, marks: tuple[str, str]) -> list[tuple[Any, ...]]:
+        return self.history.db.execute(
+            "SELECT a.id, a.name, m.id, m.conversation_id, c.title, m.role, m.created_at, "
+            "highlight(attachments_fts, 0, ?, ?), snippet(attachments_fts, 1, ?, ?, ?, ?), bm25(attachments_fts) "
+            "FROM attachments_fts JOIN message_attachments a ON a.id = attachments_fts.rowid "
+            "JOIN messages m ON m.id = a.message_id JOIN conversations c ON c.id = m.conversation_id "
+            "WHERE attachments_fts MATCH ? ORDER BY bm25(attachments_fts) LIMIT ?",
+            [marks[0], marks[1], marks[0], marks[1], SNIPPET_ELLIPSIS, SNIPPET_WORDS, query, limit]).fetchall()
+
+
+def _lenient_text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")

@@ -184,3 +184,21 @@ def test_a_missing_view_is_named_as_damage(db_path: Path):
     raw.close()
     with pytest.raises(Exception, match="its view attachments_indexed"):
         History.open(db_path)
+
+
+def test_a_row_another_program_wrote_with_bytes_that_are_not_utf8_does_not_break_search(history: History):
+    conversation_id, message_id = ask(history, "hello")
+    for position, text in enumerate([b"\xff\xfe not text but blobword", b"numbers\xc3 brokenword", 12345]):
+        history.db.execute("INSERT INTO message_attachments (message_id, position, kind, name, media_type, sha256, "
+                           "size, text) VALUES (?, ?, 'document', ?, 'text/plain', ?, 1, ?)",
+                           [message_id, position, f"odd{position}.txt", f"{position:064x}", text])
+    history.db.execute("UPDATE message_attachments SET text = CAST(text AS TEXT) WHERE position = 1")
+    search = HistorySearch(history)
+    (blob,) = search.search("blobword")
+    assert blob.conversation_id == conversation_id and "**blobword**" in blob.snippet
+    (broken,) = search.search("brokenword")
+    assert "\ufffd" in broken.snippet and "**brokenword**" in broken.snippet
+    (number,) = search.search("12345")
+    assert number.attachment_name == "odd2.txt"
+    history.delete(conversation_id)
+    fts_consistent(history)
