@@ -8,14 +8,15 @@ which only creates it.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, QTimer
 
-from app.storage import StorageError
+from app.storage import History, StorageError
 
 if TYPE_CHECKING:
-    from app.session.chat_session import ChatSession
+    from app.session.live_runs import LiveRuns
+    from widgets.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 
@@ -24,9 +25,24 @@ INDEX_STEP_MS = 5  # between two batches: input and painting go first (a batch i
 INDEX_RETRY_MS = 30_000  # after the database refused a batch (locked by another writer for the busy timeout)
 
 
+class SearchSession(Protocol):
+    """What the search wiring uses of the window's session (``ChatSession``, which creates it)."""
+
+    @property
+    def window(self) -> MainWindow: ...
+    @property
+    def controller(self) -> LiveRuns: ...
+    @property
+    def history(self) -> History | None: ...
+    @property
+    def conversation_id(self) -> int | None: ...
+    def open_conversation(self, conversation_id: int) -> None: ...
+    def search(self, text: str) -> None: ...
+
+
 class SearchWiring(QObject):
-    def __init__(self, session: ChatSession) -> None:
-        super().__init__(session)
+    def __init__(self, session: SearchSession, *, parent: QObject) -> None:
+        super().__init__(parent)  # the session, whose life it shares
         self.session = session
         self.indexed = 0  # attachment rows indexed by this window (for tests and the log)
         session.window.conversations.message_selected.connect(self.open_at_message)
