@@ -122,7 +122,7 @@ class HistorySearch:
 
     def _attachment_rows(self, query: str, limit: int, marks: tuple[str, str]) -> list[tuple[Any, ...]]:
         return self.history.db.execute(
-            "SELECT a.id, a.name, m.id, m.conversation_id, c.title, m.role, m.created_at, "
+            "SELECT a.id, attachments_fts.name, m.id, m.conversation_id, c.title, m.role, m.created_at, "
             "highlight(attachments_fts, 0, ?, ?), snippet(attachments_fts, 1, ?, ?, ?, ?), bm25(attachments_fts) "
             "FROM attachments_fts JOIN message_attachments a ON a.id = attachments_fts.rowid "
             "JOIN messages m ON m.id = a.message_id JOIN conversations c ON c.id = m.conversation_id "

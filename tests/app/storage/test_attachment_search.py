@@ -15,7 +15,7 @@ from app.storage.attachment_index import index_all, index_batch, pending_count, 
 from app.storage.branches import delete_pair
 from app.storage.connection import Database
 from app.storage.exchange import export_json, import_conversation, read_export
-from app.storage.migrations import ATTACHMENT_INDEX_CHARS, MIGRATIONS, apply_migrations
+from app.storage.migrations import ATTACHMENT_INDEX_CHARS, ATTACHMENT_NAME_INDEX_CHARS, MIGRATIONS, apply_migrations
 from app.storage.run_recorder import RunRecorder
 from app.storage.search import HistorySearch
 from tests.support.attachment_files import image_bytes
@@ -201,4 +201,16 @@ def test_a_row_another_program_wrote_with_bytes_that_are_not_utf8_does_not_break
     (number,) = search.search("12345")
     assert number.attachment_name == "odd2.txt"
     history.delete(conversation_id)
+    fts_consistent(history)
+
+
+def test_a_huge_name_from_an_import_is_indexed_and_shown_only_to_ATTACHMENT_NAME_INDEX_CHARS(history: History):
+    _, message_id = ask(history, "hello", ("short.txt", b"body"))
+    name = "start " + "x" * ATTACHMENT_NAME_INDEX_CHARS + " farword.txt"
+    history.db.execute("UPDATE message_attachments SET name = ? WHERE message_id = ?", [name, message_id])
+    search = HistorySearch(history)
+    (hit,) = search.search("start")
+    assert hit.attachment_name == name[:ATTACHMENT_NAME_INDEX_CHARS]
+    assert len(hit.snippet) < ATTACHMENT_NAME_INDEX_CHARS + 10
+    assert search.search("farword") == []
     fts_consistent(history)
