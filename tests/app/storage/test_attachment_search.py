@@ -214,3 +214,10 @@ def test_a_huge_name_from_an_import_is_indexed_and_shown_only_to_ATTACHMENT_NAME
     assert len(hit.snippet) < ATTACHMENT_NAME_INDEX_CHARS + 10
     assert search.search("farword") == []
     fts_consistent(history)
+
+
+def test_without_its_pending_row_new_attachments_are_still_indexed(history: History):
+    history.db.execute("DELETE FROM attachments_fts_pending")  # another program's doing
+    ask(history, "hello", ("later.txt", b"numbat"))
+    assert len(HistorySearch(history).search("numbat")) == 1 and index_batch(history.db) == 0
+    fts_consistent(history)
