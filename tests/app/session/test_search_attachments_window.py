@@ -1,6 +1,7 @@
 """Attachment search in the real window over a real database: an attachment hit says it comes from the file,
 choosing it opens the conversation at that message (an older page loaded, another branch switched to), and a
-history from before migration 6 is indexed in the background, after which a search shown is run again."""
+history from before migration 6 is indexed in the background (on the indexer's thread), after which a search
+shown is run again."""
 
 from __future__ import annotations
 
@@ -109,9 +110,7 @@ def test_a_title_hit_still_opens_the_conversation_as_before(qtbot, window_with):
     session.history.close()
 
 
-def test_an_older_history_is_indexed_in_the_background_and_the_search_shown_runs_again(qtbot, window_with,
-                                                                                       monkeypatch):
-    monkeypatch.setattr("app.storage.attachment_index.BATCH_ROWS", 5)
+def test_an_older_history_is_indexed_in_the_background_and_the_search_shown_runs_again(qtbot, window_with):
     path = Path(resolve_paths().database)
     path.parent.mkdir(parents=True, exist_ok=True)
     build_version_5(path, 40)

@@ -5,13 +5,14 @@ history from before migration 6 indexed afterwards, batch by batch."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 
 from app.attachments import attachment_from_bytes
 from app.storage import History
-from app.storage.attachment_index import index_all, index_batch, pending_count, pending_upto
+from app.storage.attachment_index import BackgroundIndexer, index_all, index_batch, pending_count, pending_upto
 from app.storage.branches import delete_pair
 from app.storage.connection import Database
 from app.storage.exchange import export_json, import_conversation, read_export
@@ -221,3 +222,42 @@ def test_without_its_pending_row_new_attachments_are_still_indexed(history: Hist
     ask(history, "hello", ("later.txt", b"numbat"))
     assert len(HistorySearch(history).search("numbat")) == 1 and index_batch(history.db) == 0
     fts_consistent(history)
+
+
+def test_the_background_indexer_works_beside_a_writer_and_ends_once(tmp_path: Path):
+    path = tmp_path / "history.db"
+    build_version_5(path, 300)  # about ten batches
+    done = threading.Event()
+    reported: list[int] = []
+    with History.open(path) as history:
+        indexer = BackgroundIndexer(path, lambda rows: (reported.append(rows), done.set()))
+        indexer.start()
+        for conversation in range(1, 300, 7):  # the window's own writes meanwhile, on its own connection
+            history.delete(conversation)
+        ask(history, "new", ("fresh.txt", b"fresh quokkas"))
+        assert done.wait(30)
+        indexer.stop()
+        assert not indexer.running and indexer.completed
+        # rows deleted before their batch are skipped, rows deleted after it leave the index through the triggers
+        assert reported == [indexer.indexed] and indexer.indexed <= 300 and pending_count(history.db) == 0
+        expected = {i for i in range(1, 301) if i % 3 and (i - 1) % 7} | {301}
+        assert {h.conversation_id for h in HistorySearch(history).search("quokkas", limit=500)} == expected
+        fts_consistent(history)
+
+
+def test_the_background_indexer_waits_out_a_lock_and_stops_when_told(tmp_path: Path, monkeypatch, caplog):
+    path = tmp_path / "history.db"
+    build_version_5(path, 6)
+    monkeypatch.setattr("app.storage.database.BUSY_TIMEOUT_S", 0.05)
+    done = threading.Event()
+    with History.open(path) as history:
+        history.db.execute("BEGIN IMMEDIATE")  # another writer holds the lock
+        indexer = BackgroundIndexer(path, lambda rows: done.set(), retry_s=0.05)
+        indexer.start()
+        assert not done.wait(0.5)
+        history.db.execute("COMMIT")
+        assert done.wait(10) and indexer.indexed == 6
+        assert "attachment indexing paused" in caplog.text and "locked" in caplog.text
+    stopped = BackgroundIndexer(path, lambda rows: pytest.fail("stopped before it began"))
+    stopped.stop()
+    assert not stopped.running
