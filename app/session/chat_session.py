@@ -206,7 +206,7 @@ class ChatSession(QObject):
             w.show_error_in_chat(storage_problem)
         self.actions = ChatActions(self, window_problem, parent=self)  # the per-message actions (chat_actions.py)
         self.keyring_line = KeyringStatusLine(window, secrets)  # filled when the keyring is first used
-        self.key_recheck = SendKeyRecheck(self)  # a key added by another tool since the note said "no key"
+        self.key_recheck = SendKeyRecheck(self, window_problem)  # a key added elsewhere since the note said "no key"
         self.refresh_providers()
         self.chat_binding.show_conversation(None)
         self.refresh_conversations()
