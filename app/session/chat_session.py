@@ -31,6 +31,7 @@ from app.session.dialog_factories import add_provider_dialog, preferences_dialog
 from app.session.key_recheck import SendKeyRecheck, stored_key
 from app.session.keyring_status import KeyringStatusLine
 from app.session.live_runs import LiveRun, LiveRuns
+from app.session.search_wiring import SearchWiring
 from app.session.window_attachments import DraftAttachments, stored_views
 from app.session.window_usage import UsageWiring
 from app.settings import ProviderSettings, Settings
@@ -209,13 +210,14 @@ class ChatSession(QObject):
             w.show_error_in_chat(storage_problem)
         self.actions = ChatActions(self, window_problem, parent=self)  # the per-message actions (chat_actions.py)
         self.keyring_line = KeyringStatusLine(window, secrets)  # filled when the keyring is first used
-        self.key_recheck = SendKeyRecheck(self)  # a key added by another tool since the note said "no key"
+        self.key_recheck = SendKeyRecheck(self, window_problem)  # a key added elsewhere since the note said "no key"
         self.refresh_providers()
         self.chat_binding.show_conversation(None)
         self.refresh_conversations()
         self.start_mcp()
         self._apply_appearance(self.settings)
         self.usage = UsageWiring(self, parent=self)  # spend in the status bar, budget, answers' costs (window_usage.py)
+        self.search_wiring = SearchWiring(self, parent=self)  # hits open at their message; older attachments indexed
 
     # --- providers ----------------------------------------------------------------------------------
     def refresh_providers(self) -> None:
@@ -244,6 +246,7 @@ class ChatSession(QObject):
         """The application is about to quit (called synchronously from ``aboutToQuit``): stop the run and cancel
         background work at once, before Qt can step their tasks outside the running loop."""
         self.controller.stop()
+        self.search_wiring.stop()
         for task in self.background_tasks():
             task.cancel()
 
@@ -619,7 +622,8 @@ class ChatSession(QObject):
                                                    and hit.message_id is not None):
                 best[hit.conversation_id] = hit
         self.window.conversations.set_search_results(
-            [SearchHit(h.conversation_id, h.conversation_title, h.snippet) for h in best.values()])
+            [SearchHit(h.conversation_id, h.conversation_title, h.snippet, h.message_id, h.attachment_id is not None)
+             for h in best.values()])
 
     def rename(self, conversation_id: int, title: str) -> None:
         self._change(lambda h: h.rename(conversation_id, title))

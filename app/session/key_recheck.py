@@ -9,11 +9,14 @@ may wait on D-Bus or an unlock prompt) before refusing; a key found updates the 
 The question's text is back in the composer while the keyring is asked (as for any refused send), so quitting or
 switching meanwhile loses nothing. It is sent when the key is found only if the composer still holds exactly that
 text in the same conversation; otherwise the refusal line says the key was found and to press Send again.
+What it uses of the session (app/session/chat_session.py, which creates it) is ``RecheckSession``, and the wording
+of a refusal is handed in, so the two modules do not import each other.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from app.errors import EnvironmentProblem
 from app.session import qt_asyncio
@@ -23,7 +26,7 @@ if TYPE_CHECKING:
 
     from app.runs.run_service import MissingKeyError
     from app.secrets.store import SecretStore
-    from app.session.chat_session import ChatSession
+    from widgets.main_window import MainWindow
 
 
 async def stored_key(secrets: SecretStore, name: str, required: bool) -> str | None:
@@ -37,11 +40,25 @@ async def stored_key(secrets: SecretStore, name: str, required: bool) -> str | N
     return key
 
 
+class RecheckSession(Protocol):
+    """What the recheck uses of the window's session (``ChatSession``)."""
+
+    @property
+    def window(self) -> MainWindow: ...
+    @property
+    def secrets(self) -> SecretStore: ...
+    @property
+    def conversation_id(self) -> int | None: ...
+    def send(self, text: str) -> None: ...
+    def refuse_send(self, message: str) -> None: ...
+
+
 class SendKeyRecheck:
     """The window's send refused for a key only the note says is missing: ask the keyring, then send or refuse."""
 
-    def __init__(self, session: ChatSession) -> None:
+    def __init__(self, session: RecheckSession, describe_problem: Callable[[Exception], str]) -> None:
         self.session = session
+        self.describe_problem = describe_problem  # a refusal worded for the window (chat_session.window_problem)
         self._task: asyncio.Task[None] | None = None
 
     def tasks(self) -> list[asyncio.Task[None]]:
@@ -67,8 +84,6 @@ class SendKeyRecheck:
     async def _recheck(self, text: str, problem: MissingKeyError, conversation_id: int | None) -> None:
         import asyncio
 
-        from app.session.chat_session import window_problem
-
         session = self.session
         try:
             key = await asyncio.to_thread(session.secrets.recheck, problem.entry)
@@ -76,7 +91,7 @@ class SendKeyRecheck:
             session.refuse_send(str(error))
             return
         if key is None:
-            session.refuse_send(window_problem(problem))
+            session.refuse_send(self.describe_problem(problem))
             return
         session.window.statusBar().clearMessage()
         composer = session.window.composer
