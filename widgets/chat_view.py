@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
 
-from PySide6.QtCore import QEvent, QRect, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QMimeData, QRect, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
@@ -41,6 +41,7 @@ from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at
 from widgets.markdown_render import StreamingMarkdown, append_markdown
 from widgets.message_attachments import SCHEME as ATTACHMENT_SCHEME
 from widgets.message_attachments import AttachmentView, ImageViewer, insert_attachments
+from widgets.render_limits import LOADING_NOTE_CHARS, copied_without_breaks, show_loading
 from widgets.safe_text import SafeDocument, visible_controls
 from widgets.tool_chip_text import write_chip
 
@@ -260,6 +261,8 @@ class ChatView(QTextBrowser):
         self._streaming = self._redraw_after_answer = False
         self._history = list(messages)
         self._shown_from = max(0, len(messages) - PAGE_SIZE)
+        if sum(len(m.text) for m in messages[self._shown_from:]) > LOADING_NOTE_CHARS:
+            show_loading(self)
         self._rebuild()
         self.scroll_to_bottom()
 
@@ -650,6 +653,10 @@ class ChatView(QTextBrowser):
             return False
         QGuiApplication.clipboard().setText(code)
         return True
+
+    def createMimeDataFromSelection(self) -> QMimeData:
+        """A copied selection, without the break opportunities added to long runs (widgets/render_limits.py)."""
+        return copied_without_breaks(self.document(), super().createMimeDataFromSelection())
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         self._click_position = self.cursorForPosition(event.position().toPoint()).position()
