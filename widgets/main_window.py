@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from widgets.chat_view import ChatView
 from widgets.composer import Composer
 from widgets.conversation_list import ConversationList
+from widgets.dialog_focus import return_focus_after_dialogs
 from widgets.drawer_space import CHAT_MIN_WIDTH, SIDE_MIN_WIDTH, drawer_space
 from widgets.menu_bar import WindowMenus
 from widgets.qt_present import present
@@ -141,6 +142,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        return_focus_after_dialogs(self)  # the keyboard comes back after a dialog, even with no window manager
         self.setWindowTitle("Parley")
         self.resize(1280, 820)
         self.conversations = ConversationList()
