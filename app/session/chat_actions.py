@@ -88,7 +88,8 @@ class ChatActions(QObject):
         except PROBLEMS as problem:
             session.window.show_error_in_chat(str(problem))
             return
-        view.set_messages(shown + errors)
+        said = {m.error for m in shown if m.status == "error" and m.error}  # in the answer's cut-off line already
+        view.set_messages(shown + [e for e in errors if e.text not in said])
         self.actions.reset()
 
     def after_run(self) -> None:
