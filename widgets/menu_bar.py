@@ -24,6 +24,7 @@ SEARCH_TAB = 1  # widgets/main_window.py's SEARCH_TAB (not imported from there: 
 THEMES = (("light", "&Light"), ("dark", "&Dark"), ("system", "Follow the &system"))
 WINDOW_SHORTCUTS = (
     ("Ctrl+N", "New chat"), ("Ctrl+O", "Import a conversation"), ("Ctrl+K", "Search conversations"),
+    ("Ctrl+Shift+A", "Attach files to the message"),
     ("Enter", "Send the message"), ("Shift+Enter", "New line in the message"), ("Esc", "Stop the answer"),
     ("Ctrl+Shift+C", "Copy the last answer"), ("Ctrl+I", "Run inspector"), ("Ctrl+,", "Preferences"),
     ("Ctrl+Shift+U", "Usage and cost"), ("Ctrl+Q", "Quit"),
@@ -63,6 +64,8 @@ class WindowMenus(QObject):
 
         file = bar.addMenu("&File")
         self.new_chat = self._add(file, "&New chat", "Ctrl+N", lambda: window.conversations.new_chat_requested.emit())
+        # keyboard only (user pass 4): the composer's paper clip had no shortcut
+        self.attach = self._add(file, "&Attach files…", "Ctrl+Shift+A", lambda: window.composer.attach_requested.emit())
         file.addSeparator()
         self.import_conversation = self._add(file, "&Import conversation…", "Ctrl+O",
                                              lambda: self.import_requested.emit())
