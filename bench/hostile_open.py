@@ -1,10 +1,11 @@
 """Opening a conversation whose answer is huge: the chat view's layout limits (widgets/render_limits.py) against
 the same view with the limits lifted, in the same run.
 
-Cases: a 200,000-character line, the same line in a code block, a 50,000-line Python code block and a
-2,000-row table of 20 columns. Each is opened with ``ChatView.set_messages`` in a 700 px wide view, then the
-event queue is run and the view painted. Reported per case: seconds with the limits and without them, and their
-ratio. A plain paragraph of the same size is the baseline each is compared with. Prints one JSON object.
+Cases: a 200,000-character line, the same line in a code block, a 50,000-line Python code block, a
+2,000,000-character answer of ordinary paragraphs and a 2,000-row table of 20 columns. Each is opened with
+``ChatView.set_messages`` in a 700 px wide view, then the event queue is run and the view painted. Reported
+per case: seconds with the limits and without them, and their ratio. A plain paragraph of the same size is
+the baseline each is compared with. Prints one JSON object.
 
     QT_QPA_PLATFORM=offscreen python -m bench.hostile_open
 """
@@ -23,6 +24,7 @@ CASES = {
     "line_200k": "x" * 200_000,
     "code_line_200k": "```\n" + "x" * 200_000 + "\n```",
     "code_50k_lines": "```python\n" + "\n".join(f"print({i})  # line {i}" for i in range(50_000)) + "\n```",
+    "answer_2m_chars": ("The quick brown fox jumps over the lazy dog. " * 20 + "\n\n") * 2_200,
     "table_2000x20": ("| " + " | ".join(f"h{i}" for i in range(20)) + " |\n|" + "---|" * 20 + "\n"
                       + "\n".join("| " + " | ".join(f"c{r}.{i}" for i in range(20)) + " |" for r in range(2000))),
 }
@@ -33,15 +35,20 @@ BASELINE = ("word " * 40_000).strip()  # 200,000 characters of ordinary text
 def limits_lifted() -> Iterator[None]:
     """The answer builder without the layout limits: no added breaks, every line and row, colours always."""
     import widgets.markdown_document as builder
+    import widgets.render_limits as limits
 
-    saved = (builder.with_breaks, builder.CODE_MAX_LINES, builder.CODE_HIGHLIGHT_MAX_LINES, builder.TABLE_MAX_ROWS)
+    saved = (builder.with_breaks, builder.CODE_MAX_LINES, builder.CODE_HIGHLIGHT_MAX_LINES, builder.table_rows_shown)
+    saved_message = limits.LayoutBudget.__init__.__defaults__
+    limits.LayoutBudget.__init__.__defaults__ = (10**12,)
     builder.with_breaks = lambda text: text
-    builder.CODE_MAX_LINES = builder.CODE_HIGHLIGHT_MAX_LINES = builder.TABLE_MAX_ROWS = 10**9
+    builder.CODE_MAX_LINES = builder.CODE_HIGHLIGHT_MAX_LINES = 10**9
+    builder.table_rows_shown = lambda columns: 10**9
     try:
         yield
     finally:
+        limits.LayoutBudget.__init__.__defaults__ = saved_message
         (builder.with_breaks, builder.CODE_MAX_LINES, builder.CODE_HIGHLIGHT_MAX_LINES,
-         builder.TABLE_MAX_ROWS) = saved
+         builder.table_rows_shown) = saved
 
 
 def open_seconds(app: QApplication, answer: str) -> float:

@@ -41,7 +41,13 @@ from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at
 from widgets.markdown_render import StreamingMarkdown, append_markdown
 from widgets.message_attachments import SCHEME as ATTACHMENT_SCHEME
 from widgets.message_attachments import AttachmentView, ImageViewer, insert_attachments
-from widgets.render_limits import LOADING_NOTE_CHARS, copied_without_breaks, show_loading
+from widgets.render_limits import (
+    LOADING_NOTE_CHARS,
+    LayoutBudget,
+    copied_without_breaks,
+    more_chars_note,
+    show_loading,
+)
 from widgets.safe_text import SafeDocument, visible_controls
 from widgets.tool_chip_text import write_chip
 
@@ -177,6 +183,7 @@ class ChatView(QTextBrowser):
         self._click_position: int | None = None  # where the last mouse click landed, for a code block's Copy
         self.viewer: ImageViewer | None = None  # the attached image opened last
         self._bars_from = 0  # the block the last quote-bar paint started at
+        self._budget: LayoutBudget | None = None  # set while a history message is drawn
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
 
     def set_dark(self, dark: bool) -> None:
@@ -298,11 +305,20 @@ class ChatView(QTextBrowser):
             self._render_message(self._history[index], index)
 
     def _render_message(self, message: ChatMessage, index: int) -> None:
+        self._budget = LayoutBudget()  # how much of a huge message is laid out (widgets/render_limits.py)
+        try:
+            self._render_budgeted(message, index)
+        finally:
+            self._budget = None
+
+    def _render_budgeted(self, message: ChatMessage, index: int) -> None:
         self._mark_start(index)
         if message.role == "user":
             self._header("You", message)
             self._attachments(message.attachments)
             self._markdown(message.text)
+            if self._budget is not None and self._budget.hidden:
+                self._notice(more_chars_note(self._budget.hidden))
         elif message.role == "assistant":
             self._header("Assistant", message)
             position = 0
@@ -313,6 +329,8 @@ class ChatView(QTextBrowser):
                 if chip.visibility != "hidden":
                     self._insert_chip(chip)
             self._markdown(message.text[position:])
+            if self._budget is not None and self._budget.hidden:
+                self._notice(more_chars_note(self._budget.hidden))
             if message.status == "interrupted":
                 self._notice("Stopped: the answer above is partial.")
             elif message.status == "error":
@@ -584,6 +602,8 @@ class ChatView(QTextBrowser):
         return self.viewer
 
     def _markdown(self, text: str) -> None:
+        if self._budget is not None:
+            text = self._budget.take(text)
         if text.strip():
             append_markdown(self.document(), text)
 

@@ -43,9 +43,9 @@ from PySide6.QtGui import (
 from widgets.render_limits import (
     CODE_HIGHLIGHT_MAX_LINES,
     CODE_MAX_LINES,
-    TABLE_MAX_ROWS,
     more_lines_note,
     more_rows_note,
+    table_rows_shown,
     with_breaks,
     without_breaks,
 )
@@ -425,9 +425,10 @@ class _Builder:
         columns = max(1, len(alignments), *(len(r) for r in rows)) if rows else 1
         if not rows:
             return
-        hidden = len(rows) - (TABLE_MAX_ROWS + 1)  # the header and the first rows are laid out
+        shown_rows = table_rows_shown(columns)
+        hidden = len(rows) - (shown_rows + 1)  # the header and the first rows are laid out
         if hidden > 0:
-            rows = rows[:TABLE_MAX_ROWS + 1]
+            rows = rows[:shown_rows + 1]
         table_format = QTextTableFormat()
         table_format.setWidth(QTextLength(QTextLength.Type.PercentageLength, 100))
         table_format.setBorder(1)

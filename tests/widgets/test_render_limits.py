@@ -20,7 +20,11 @@ from widgets.render_limits import (
     LOADING_NOTE,
     LOADING_NOTE_CHARS,
     LONG_RUN_CHARS,
+    MESSAGE_LAYOUT_MAX_CHARS,
+    TABLE_MAX_CELLS,
     TABLE_MAX_ROWS,
+    TABLE_MIN_ROWS,
+    table_rows_shown,
     with_breaks,
     without_breaks,
 )
@@ -83,7 +87,7 @@ def test_a_huge_table_shows_its_first_rows_and_says_how_many_more(qtbot):
     table = "| a | b |\n|---|---|\n" + "\n".join(f"| r{i} | v{i} |" for i in range(rows))
     view = _view(qtbot, table)
     tables = [f for f in view.document().rootFrame().childFrames() if isinstance(f, QTextTable)]
-    assert [t.rows() for t in tables] == [TABLE_MAX_ROWS + 1]  # the header and the first rows
+    assert [t.rows() for t in tables] == [TABLE_MAX_ROWS + 1]  # the header and the first rows (2 columns)
     assert f"{rows - TABLE_MAX_ROWS:,} more rows not shown here" in view.document().toPlainText()
     assert view.messages()[-1].text == table  # the message (and its Copy action) keeps every row
 
@@ -128,3 +132,32 @@ def test_a_large_conversation_says_it_is_loading_instead_of_showing_the_previous
     assert LOADING_NOTE not in view.document().toPlainText()
     view.set_messages([ChatMessage("user", "Short"), ChatMessage("assistant", "Small.")])
     assert painted.seen.count(LOADING_NOTE) == 1  # a small conversation opens without it
+
+
+def test_a_huge_answer_lays_out_its_first_part_and_keeps_all_of_it(qtbot):
+    """User pass 4: a 2,000,000-character answer (the answer limit) took seconds to open and again at every
+    change of the chat's width (opening the inspector), the window not answering meanwhile."""
+    paragraph = "The quick brown fox jumps over the lazy dog. " * 20 + "\n\n"
+    answer = paragraph * (2_000_000 // len(paragraph))
+    view = _view(qtbot, answer)
+    shown = view.document().toPlainText()
+    assert len(shown) < MESSAGE_LAYOUT_MAX_CHARS + 1_000
+    hidden = len(answer) - MESSAGE_LAYOUT_MAX_CHARS
+    assert "more characters not shown here; the message's Copy copies them" in shown
+    note = shown[shown.index("… "):].split(" more characters")[0]
+    assert abs(int(note[2:].replace(",", "")) - hidden) < len(paragraph)  # cut at a paragraph's end
+    assert view.messages()[-1].text == answer
+
+
+def test_a_huge_question_is_cut_the_same_way(qtbot):
+    view = ChatView()
+    qtbot.addWidget(view)
+    view.set_messages([ChatMessage("user", "q " * 300_000), ChatMessage("assistant", "Short.")])
+    shown = view.document().toPlainText()
+    assert "more characters not shown here" in shown and shown.endswith("Short.")
+
+
+def test_a_wide_table_shows_fewer_rows():
+    assert table_rows_shown(2) == TABLE_MAX_ROWS
+    assert table_rows_shown(20) == TABLE_MAX_CELLS // 20
+    assert table_rows_shown(10_000) == TABLE_MIN_ROWS  # a row or ten of any table still shows
