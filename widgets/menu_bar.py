@@ -17,6 +17,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QMessageBox, QTabWidget, QWidget
 
 if TYPE_CHECKING:
+    from widgets.composer import Composer
     from widgets.conversation_list import ConversationList
 
 SEARCH_TAB = 1  # widgets/main_window.py's SEARCH_TAB (the window imports this module, not the reverse)
@@ -27,6 +28,7 @@ class MenuWindow(Protocol):
     this module needs nothing from the window's: the window imports the menus, never the reverse."""
 
     conversations: ConversationList
+    composer: Composer
     panes: QTabWidget
     preferences_requested: SignalInstance
 
