@@ -84,6 +84,14 @@ class ChatMessage:
     error: str = ""  # why an answer with status "error" was cut off (the stored run's error), when known
 
 
+def no_text_notice(hidden_calls: int) -> str:
+    """The line under an answer that has no text and nothing else to show (user pass 4: a header alone)."""
+    if hidden_calls:
+        calls = f"{hidden_calls} tool call{'s' if hidden_calls != 1 else ''}"
+        return f"No text in this answer: the model asked for {calls} (the run inspector, Ctrl+I, lists them)."
+    return "No text in this answer: the model sent none."
+
+
 def cut_off_notice(reason: str) -> str:
     """The line under an answer an error cut off, with the error's reason when it is known."""
     if not reason:
@@ -316,6 +324,9 @@ class ChatView(QTextBrowser):
             self._markdown(message.text[position:])
             if self._budget is not None and self._budget.hidden:
                 self._notice(more_chars_note(self._budget.hidden))
+            if (message.status == "complete" and not message.text.strip()
+                    and all(chip.visibility == "hidden" for chip in message.tools)):
+                self._notice(no_text_notice(len(message.tools)))
             if message.status == "interrupted":
                 self._notice("Stopped: the answer above is partial.")
             elif message.status == "error":
