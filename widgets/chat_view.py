@@ -12,11 +12,12 @@ Each message's place in the document is kept (``message_at``, ``message_rect``) 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
 
-from PySide6.QtCore import QEvent, QMimeData, QRect, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QMimeData, QRect, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
@@ -177,6 +178,7 @@ class ChatView(QTextBrowser):
         self.viewer: ImageViewer | None = None  # the attached image opened last
         self._bars_from = 0  # the block the last quote-bar paint started at
         self._budget: LayoutBudget | None = None  # set while a history message is drawn
+        self._held_size: QSize | None = None  # the size before ``one_layout`` began, while it holds
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
 
     def set_dark(self, dark: bool) -> None:
@@ -761,9 +763,26 @@ class ChatView(QTextBrowser):
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
 
+    @contextmanager
+    def one_layout(self) -> Iterator[None]:
+        """Width changes inside are laid out once, at the end: the inspector drawer making room changed the
+        chat's width 4 to 6 times, each a layout of the whole page (seconds for a heavy one: user pass 4)."""
+        if self._held_size is not None:
+            yield
+            return
+        self._held_size = self.size()
+        try:
+            yield
+        finally:
+            before, self._held_size = self._held_size, None
+            if self.size() != before:
+                self.resizeEvent(QResizeEvent(self.size(), before))
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         """A chat at its bottom stays there when its width changes (the inspector drawer opening or closing,
         the window resized): the text wraps anew and the old scroll position would leave it part way up."""
+        if self._held_size is not None:
+            return  # laid out when ``one_layout`` ends
         pinned = self._at_bottom()  # before the text is laid out at the new width
         super().resizeEvent(event)
         if pinned:

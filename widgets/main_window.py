@@ -390,6 +390,10 @@ class MainWindow(QMainWindow):
             self._give_back_drawer_room()
 
     def _open_drawer(self, *, grow: bool = True) -> None:
+        with self.chat_view.one_layout():  # the chat is laid out once for all the width changes below
+            self._make_drawer_room(grow=grow)
+
+    def _make_drawer_room(self, *, grow: bool) -> None:
         """Show the inspector with room for it (widgets/drawer_space.py): the window grows if the screen allows,
         else the drawer takes a bounded share and the right panes give way; the sidebar and chat stay usable."""
         if self.inspector.isFloating():  # a window of its own: nothing here needs to make room
@@ -425,6 +429,11 @@ class MainWindow(QMainWindow):
         """The drawer closed: the window shrinks back if it grew for it, and hidden panes come back."""
         if self._before_drawer is None:
             return
+        with self.chat_view.one_layout():
+            self._restore_drawer_room()
+
+    def _restore_drawer_room(self) -> None:
+        assert self._before_drawer is not None
         grown_to, before, sizes, panes_shown = self._before_drawer
         self._before_drawer = None
         if self.width() == grown_to and before != grown_to:
