@@ -81,7 +81,8 @@ class WindowMenus(QObject):
         super().__init__(widget)
         self.window = window
         self.widget = widget
-        self.version = ""  # shown in About; the app sets it
+        self.version = ""  # shown in About; the app sets it, or sets version_lookup to have it read then
+        self.version_lookup: Callable[[], str] | None = None
         self.shortcuts_box: QMessageBox | None = None
         self.about_box: QMessageBox | None = None
         bar = window.menuBar()
@@ -173,6 +174,8 @@ class WindowMenus(QObject):
         return self.shortcuts_box
 
     def show_about(self) -> QMessageBox:
+        if not self.version and self.version_lookup is not None:
+            self.version = self.version_lookup()
         version = f" {html.escape(self.version)}" if self.version else ""
         self.about_box = self._box("About Parley", f"<h3>Parley{version}</h3><p>An open-source desktop chat app "
                                    "for language models: hosted APIs with your own keys and local servers, one "

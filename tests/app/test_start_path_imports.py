@@ -23,6 +23,9 @@ What each start may not import, and why it is heavy or not needed yet:
   process, and so does the check whether it can use a GPU (app/engine/gpu_check.py). Nor the syntax lexers
   (pygments): they are built when the first answer begins (widgets/code_highlighter.warm_up_in_steps), so "idle"
   is read 1.5 s after ready, well after the half-second after the first paint when they used to be warmed.
+  Nor the asyncio loop (asyncio, ssl, qasync, concurrent.futures): it starts at its first need
+  (app/session/qt_asyncio.py). Nor importlib.metadata (with email): the About box's and the price table's
+  versions are read when shown. Nor the built-in engine's child-process module (app.engine.process).
 - ``parley tools list`` with settings it can read as plain JSON (none, or a typical file: app/cli/
   listing_settings.py) loads neither pydantic, the settings models nor any tool module (``tools.*``): the tools are
   described from app/runs/tool_catalogue.py. Nor ``dataclasses`` (with ``inspect``, about 10 ms).
@@ -85,7 +88,8 @@ NOT_UNTIL_USED = ("app.runs.run_service", "orchestration.loop", "app.session.run
                   "app.runs.conversation_chat", "app.session.conversation_files", "app.storage.exchange",
                   "app.storage.export_fields", "app.runs.provider_check", "orchestration.providers.models",
                   "orchestration.providers.discovery", "app.session.window_approver", "app.storage.search",
-                  "app.runs.chat_recording", "app.storage.replay", "app.storage.run_recorder")
+                  "app.runs.chat_recording", "app.storage.replay", "app.storage.run_recorder",
+                  "app.engine.process")  # the built-in engine's child process: with its first start
 
 REPORT = "import json, sys; print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))"
 REPORT_MODULES = "import json, sys; print(json.dumps(sorted(sys.modules)))"
@@ -233,6 +237,11 @@ def test_the_first_frame_waits_for_nothing_heavy_and_ready_loads_no_on_demand_li
                                         *NOT_AT_READY)) == []
     assert _loaded(_top_level(seen["idle"]), (*ON_DEMAND, *FIRST_USE, *NOT_IN_WINDOW, "pygments")) == []
     assert _loaded(set(seen["idle"]), NOT_UNTIL_USED) == []
+    # the About box's and the price table's versions are read when shown: importlib.metadata is ~3.5 MB idle
+    assert _loaded(set(seen["idle"]), ("importlib.metadata", "email")) == []
+    # nor the asyncio loop: it starts at the first run, MCP server, import or dialog (app/session/qt_asyncio.py);
+    # asyncio imports ssl, and with qasync and concurrent.futures they hold several MB
+    assert _loaded(_top_level(seen["idle"]), (*EVENT_LOOP, "ssl", "concurrent")) == []
 
 
 def test_opening_the_history_loads_no_sqlite_utils_plugins(tmp_path):
