@@ -134,3 +134,15 @@ def test_import_of_an_export_a_newer_version_made_names_what_it_left_out(cli, sa
     target.write_text(json.dumps(document))
     refused = cli("import", str(target))
     assert refused.code == 1 and "exported by a newer version of Parley (export format version 3)" in refused.err
+
+
+def test_search_finds_a_message_whose_stored_text_is_not_utf8(cli, saved):
+    with History.open(resolve_paths().database) as history:
+        answer = history.branch(saved["trip"])[-1].id
+        history.db.execute("UPDATE messages SET content = CAST(? AS TEXT) WHERE id = ?",
+                           [b"Try Alfama \xe9 at night", answer])
+    result = cli("search", "alfama")
+    assert result.code == 0, result.err
+    assert "\ufffd" in result.out and "Alfama" in result.out
+    (hit,) = json.loads(cli("search", "alfama", "--json").out)
+    assert hit["message_id"] == answer and "\ufffd" in hit["snippet"]
