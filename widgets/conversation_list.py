@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -118,6 +119,9 @@ class ConversationList(QWidget):
         self._debounce.setInterval(SEARCH_DEBOUNCE_MS)
         self._debounce.timeout.connect(lambda: self.search_changed.emit(self.search_box.text().strip()))
         self.search_box.textChanged.connect(lambda _text: self._debounce.start())
+        # keyboard only (user pass 4): Down goes from the search box into the list, Enter opens the first row
+        self.search_box.returnPressed.connect(self._open_first)
+        self.search_box.installEventFilter(self)
 
         top = QHBoxLayout()
         top.addWidget(self.new_button)
@@ -152,6 +156,24 @@ class ConversationList(QWidget):
 
     def ids_in_order(self) -> list[int]:
         return self.model.ids_in_order()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (watched is self.search_box and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent)
+                and event.key() == Qt.Key.Key_Down and self.model.rowCount() > 0):
+            self.list.setFocus(Qt.FocusReason.TabFocusReason)
+            if not self.list.currentIndex().isValid():
+                self.list.setCurrentIndex(self.model.index(0, 0))
+            return True
+        return super().eventFilter(watched, event)
+
+    def _open_first(self) -> None:
+        """Enter in the search box: the row shown first (the best hit while searching) is opened."""
+        if self._debounce.isActive():  # the results of what was just typed come first
+            self._debounce.stop()
+            self.search_changed.emit(self.search_box.text().strip())
+        if self.model.rowCount() > 0:
+            self.list.setCurrentIndex(self.model.index(0, 0))
+            self._activated(self.model.index(0, 0))
 
     # --- actions ------------------------------------------------------------------------------------
     def _activated(self, index: QModelIndex) -> None:

@@ -17,6 +17,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QMessageBox, QTabWidget, QWidget
 
 if TYPE_CHECKING:
+    from widgets.composer import Composer
     from widgets.conversation_list import ConversationList
 
 SEARCH_TAB = 1  # widgets/main_window.py's SEARCH_TAB (the window imports this module, not the reverse)
@@ -27,6 +28,7 @@ class MenuWindow(Protocol):
     this module needs nothing from the window's: the window imports the menus, never the reverse."""
 
     conversations: ConversationList
+    composer: Composer
     panes: QTabWidget
     preferences_requested: SignalInstance
 
@@ -44,6 +46,7 @@ class MenuWindow(Protocol):
 THEMES = (("light", "&Light"), ("dark", "&Dark"), ("system", "Follow the &system"))
 WINDOW_SHORTCUTS = (
     ("Ctrl+N", "New chat"), ("Ctrl+O", "Import a conversation"), ("Ctrl+K", "Search conversations"),
+    ("Ctrl+Shift+A", "Attach files to the message"),
     ("Enter", "Send the message"), ("Shift+Enter", "New line in the message"), ("Esc", "Stop the answer"),
     ("Ctrl+Shift+C", "Copy the last answer"), ("Ctrl+I", "Run inspector"), ("Ctrl+,", "Preferences"),
     ("Ctrl+Shift+U", "Usage and cost"), ("Ctrl+Q", "Quit"),
@@ -85,6 +88,8 @@ class WindowMenus(QObject):
 
         file = bar.addMenu("&File")
         self.new_chat = self._add(file, "&New chat", "Ctrl+N", lambda: window.conversations.new_chat_requested.emit())
+        # keyboard only (user pass 4): the composer's paper clip had no shortcut
+        self.attach = self._add(file, "&Attach files…", "Ctrl+Shift+A", lambda: window.composer.attach_requested.emit())
         file.addSeparator()
         self.import_conversation = self._add(file, "&Import conversation…", "Ctrl+O",
                                              lambda: self.import_requested.emit())

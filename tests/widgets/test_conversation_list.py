@@ -95,6 +95,28 @@ def test_escapes_in_a_title_show_in_caret_notation_in_the_list_and_in_search_res
     assert conversations.model.index(0, 0).data(TITLE_ROLE) == "Title ^[[31mred^G"
 
 
+def test_search_results_open_with_the_keyboard_alone(qtbot):
+    """User pass 4: after typing in the search box, Down and Enter did nothing; a hit needed the mouse."""
+    conversations = narrow_list(qtbot)
+    conversations.activateWindow()
+    qtbot.waitUntil(conversations.isActiveWindow, timeout=3000)
+    opened: list[int] = []
+    conversations.conversation_selected.connect(opened.append)
+    conversations.set_search_results([SearchHit(7, "Otters", "sea otters"), SearchHit(9, "Rivers", "river otters")])
+    conversations.focus_search()
+    qtbot.keyClicks(conversations.search_box, "otters")
+    qtbot.keyClick(conversations.search_box, Qt.Key.Key_Return)
+    assert opened[-1:] == [7]  # Enter opens the best hit
+
+    conversations.set_search_results([SearchHit(7, "Otters", "sea otters"), SearchHit(9, "Rivers", "river otters")])
+    conversations.focus_search()
+    qtbot.keyClick(conversations.search_box, Qt.Key.Key_Down)
+    assert conversations.list.hasFocus() and conversations.list.currentIndex().row() == 0
+    qtbot.keyClick(conversations.list, Qt.Key.Key_Down)
+    qtbot.keyClick(conversations.list, Qt.Key.Key_Return)
+    assert opened[-1:] == [9]
+
+
 def test_an_attachment_hit_shows_the_file_and_keeps_its_match_in_view_in_a_narrow_list(qtbot):
     conversations = narrow_list(qtbot, 260)
     snippet = (f"contract.txt: Services agreement between Acme and the Buyer. The supplier shall "
