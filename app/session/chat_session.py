@@ -699,7 +699,7 @@ class ChatSession(QObject):
         import asyncio
 
         from app.storage.exchange import import_conversation, read_export
-        from app.storage.export_fields import ignored_note
+        from app.storage.import_notes import import_note
 
         try:
             document = await asyncio.to_thread(read_export, path)
@@ -711,7 +711,7 @@ class ChatSession(QObject):
             return
         self.refresh_conversations()
         self.open_conversation(conversation_id)
-        note = ignored_note(document)  # fields a newer Parley added, left out
+        note = import_note(document)  # fields a newer Parley added, left out; attachment names cut
         imported = f"Imported “{document.conversation.title}” ({len(document.messages)} messages)."
         self.window.statusBar().showMessage(imported if note is None else f"{imported} {note}",
                                             5000 if note is None else 15000)

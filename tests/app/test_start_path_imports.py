@@ -64,9 +64,10 @@ VERSION = (*FIRST_FRAME, "PySide6", "qasync")
 
 # The app modules the window's start imports before its first frame; the session's (settings, storage, the run
 # service) are imported after it.
-WINDOW_START_APP = ("app.cli", "app.cli.entry", "app.cli.cli_common", "app.errors", "app.cli.terminal_text",
-                    "app.session", "app.session.gui", "app.session.startup_trace", "app.session.gui_thread_gc",
-                    "app.session.qt_asyncio", "app.session.window_state", "app.paths")  # the saved window layout
+WINDOW_START_APP = ("app.cli", "app.cli.entry", "app.cli.cli_common", "app.cli.common_options", "app.errors",
+                    "app.cli.terminal_text", "app.session", "app.session.gui", "app.session.startup_trace",
+                    "app.session.gui_thread_gc", "app.session.qt_asyncio", "app.session.window_state",
+                    "app.paths")  # the saved window layout
 # The asyncio loop on Qt's (qasync) starts with the session, after the first frame (app/session/qt_asyncio.py).
 EVENT_LOOP = ("asyncio", "qasync")
 # Widgets the first frame does not show, built (and imported) when first needed (widgets/main_window.py), and
