@@ -53,6 +53,7 @@ HEADER_SPACING_PX = 14  # space above each "You" / "Assistant" label
 PAGE_SIZE = 60  # messages rendered per page of history
 TOP_THRESHOLD_PX = 40  # scrolling this close to the top loads the previous page
 BOTTOM_SLACK_PX = 8  # within this of the bottom counts as "at the bottom" for auto-scroll
+MESSAGE_TOP_GAP_PX = 8  # above a message scrolled to the top (a search hit opened), so its label shows whole
 
 QUOTE_BAR_PX = 3  # width of the bar drawn left of a quote
 LABEL_COLOUR = "#7a7f87"  # "You" / "Assistant" and notices
@@ -718,6 +719,24 @@ class ChatView(QTextBrowser):
     def _at_bottom(self) -> bool:
         bar = self.verticalScrollBar()
         return bar.value() >= bar.maximum() - BOTTOM_SLACK_PX
+
+    def scroll_to_message(self, ref: int) -> bool:
+        """Bring the stored message ``ref`` (or the answer holding it: an answer shows as its first stored message,
+        and ids grow along a branch) to the top of the view, loading older pages as far as needed (a search hit
+        opened); False when it is not in the shown conversation."""
+        index = None
+        for i, message in enumerate(self._history):
+            if message.ref is not None and message.ref <= ref and message.role in ("user", "assistant"):
+                index = i
+        if index is None:
+            return False
+        if index < self._shown_from:
+            self._shown_from = index
+            self._rebuild()
+        start = dict(self._start_positions())[index]
+        top = self.document().documentLayout().blockBoundingRect(self.document().findBlock(start)).top()
+        self.verticalScrollBar().setValue(max(0, int(top) - MESSAGE_TOP_GAP_PX))
+        return True
 
     def scroll_to_bottom(self) -> None:
         bar = self.verticalScrollBar()

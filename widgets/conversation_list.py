@@ -83,6 +83,7 @@ def _ask_title(parent: QWidget, current: str) -> str | None:
 
 class ConversationList(QWidget):
     conversation_selected = Signal(int)
+    message_selected = Signal(int, int)  # a search hit in a message chosen: (conversation, message)
     new_chat_requested = Signal()
     search_changed = Signal(str)
     rename_requested = Signal(int, str)
@@ -180,7 +181,10 @@ class ConversationList(QWidget):
     # --- actions ------------------------------------------------------------------------------------
     def _activated(self, index: QModelIndex) -> None:
         conversation_id = self.model.conversation_id(index.row()) if index.isValid() else None
-        if conversation_id is not None:
+        message_id = self.model.message_id(index.row()) if index.isValid() else None
+        if conversation_id is not None and message_id is not None:
+            self.message_selected.emit(conversation_id, message_id)
+        elif conversation_id is not None:
             self.conversation_selected.emit(conversation_id)
 
     def _menu(self, point: QPoint) -> None:

@@ -20,7 +20,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 
 from widgets.conversation_delegate import DETAIL_ROLE, PIECES_ROLE, PINNED_ROLE, TITLE_ROLE
 from widgets.safe_text import plain_tooltip, visible_controls
-from widgets.search_snippet import snippet_pieces, unmarked
+from widgets.search_snippet import Piece, snippet_pieces, unmarked
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 DISPLAY = int(Qt.ItemDataRole.DisplayRole)
@@ -45,6 +45,8 @@ class SearchHit:
     conversation_id: int
     title: str
     snippet: str  # as the search found it: markdown, with the matched words between search_snippet's marks
+    message_id: int | None = None  # the message that matched (None: the title); choosing the row opens it there
+    attachment: bool = False  # the match is in a file attached to that message (the snippet starts with its name)
 
 
 class ConversationRows(Protocol):
@@ -80,8 +82,13 @@ def _conversation_row(item: ConversationItem) -> dict[int, Any]:
     })
 
 
+ATTACHED_PREFIX = "Attached "  # before an attachment hit's "name: snippet"
+
+
 def _hit_row(hit: SearchHit) -> dict[int, Any]:
     pieces = snippet_pieces(hit.snippet)
+    if hit.attachment:
+        pieces = [Piece(ATTACHED_PREFIX, False), *pieces]
     title = visible_controls(hit.title) or "Untitled"
     text = unmarked(pieces)
     return _keyed({
@@ -142,6 +149,11 @@ class ConversationModel(QAbstractListModel):
         if isinstance(source, int):
             return source
         return source.conversation_id if isinstance(source, SearchHit) else None
+
+    def message_id(self, row: int) -> int | None:
+        """The message a search hit's row matched (None for a conversation, a title hit or no row)."""
+        source = self._sources[row] if 0 <= row < len(self._sources) else None
+        return source.message_id if isinstance(source, SearchHit) else None
 
     def row_of(self, conversation_id: int) -> int | None:
         if self._ids and len(self._ids) == len(self._sources):  # the conversations, not hits

@@ -69,6 +69,9 @@ INLINE_COMMANDS = ("chat", "models", "tools")
 # Commands that open no connection unless configured to (``tools list`` starts MCP servers only when some are set
 # up, and imports httpx leanly itself then), so httpx is not imported up front for them.
 NO_HTTP_COMMANDS = ("tools",)
+# Commands that may finish without pydantic: ``tools list`` reads plain settings when it can
+# (app/cli/listing_settings.py) and skips pydantic's plugin search itself before it builds a model.
+NO_MODEL_COMMANDS = ("tools",)
 
 
 def _named_command(argv: Sequence[str]) -> str | None:
@@ -307,7 +310,8 @@ def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     server_command = None
     named = _named_command(argv)
-    if named is not None:  # a command: its settings are pydantic models, built without a plugin search
+    if named is not None and named not in NO_MODEL_COMMANDS:
+        # a command: its settings are pydantic models, built without a plugin search
         from app.pydantic_plugins import skip_plugin_discovery
 
         skip_plugin_discovery()

@@ -30,8 +30,10 @@ from app.session.chat_settings_binding import ChatSettingsBinding
 from app.session.conversation_pages import show_conversations
 from app.session.conversation_views import ConversationViews
 from app.session.dialog_factories import add_provider_dialog, preferences_dialog
+from app.session.key_recheck import SendKeyRecheck, stored_key
 from app.session.keyring_status import KeyringStatusLine
 from app.session.live_runs import LiveRun, LiveRuns
+from app.session.search_wiring import SearchWiring
 from app.session.window_attachments import DraftAttachments, stored_views
 from app.session.window_usage import UsageWiring
 from app.settings import ProviderSettings, Settings
@@ -205,12 +207,14 @@ class ChatSession(QObject):
             w.show_error_in_chat(storage_problem)
         self.actions = ChatActions(self, window_problem, parent=self)  # the per-message actions (chat_actions.py)
         self.keyring_line = KeyringStatusLine(window, secrets)  # filled when the keyring is first used
+        self.key_recheck = SendKeyRecheck(self, window_problem)  # a key added elsewhere since the note said "no key"
         self.refresh_providers()
         self.chat_binding.show_conversation(None)
         self.refresh_conversations()
         self.start_mcp()
         self._apply_appearance(self.settings)
         self.usage = UsageWiring(self, parent=self)  # spend in the status bar, budget, answers' costs (window_usage.py)
+        self.search_wiring = SearchWiring(self, parent=self)  # hits open at their message; older attachments indexed
 
     # --- providers ----------------------------------------------------------------------------------
     def refresh_providers(self) -> None:
@@ -231,14 +235,15 @@ class ChatSession(QObject):
         self._update_status()
 
     def background_tasks(self) -> list[asyncio.Future[Any]]:
-        """Discovery, MCP reconnects and imports still running."""
-        return [t for t in (self._discovery, self._mcp_reconnect, self._import_task, *self._mcp_server_reconnects)
-                if t is not None and not t.done()]
+        """Discovery, MCP reconnects, imports and a key being looked for (key_recheck.py) still running."""
+        return [t for t in (self._discovery, self._mcp_reconnect, self._import_task, *self._mcp_server_reconnects,
+                            *self.key_recheck.tasks()) if t is not None and not t.done()]
 
     def quitting(self) -> None:
         """The application is about to quit (called synchronously from ``aboutToQuit``): stop the run and cancel
         background work at once, before Qt can step their tasks outside the running loop."""
         self.controller.stop()
+        self.search_wiring.stop()
         for task in self.background_tasks():
             task.cancel()
 
@@ -320,9 +325,11 @@ class ChatSession(QObject):
 
     # --- preferences --------------------------------------------------------------------------------
     async def list_provider_models(self, entry: ProviderSettings, typed_key: str | None) -> list[str]:
-        """The dialog's "Test connection": the key typed in the dialog, else the stored one."""
-        key = typed_key or self.secrets.lookup(provider_entry(entry.id))
-        from app.runs.provider_setup import provider_config
+        """The dialog's "Test connection": the key typed in the dialog, else the stored one (the keyring asked off
+        the UI thread when only the stored-key note says there is none, app/session/key_recheck.py)."""
+        from app.runs.provider_setup import key_required, provider_config
+
+        key = typed_key or await stored_key(self.secrets, provider_entry(entry.id), key_required(entry))
         from orchestration.providers.models import list_models
 
         return [m.id for m in await list_models(provider_config(entry, key))]
@@ -442,12 +449,16 @@ class ChatSession(QObject):
             self.start_run(text)
         except (EnvironmentProblem, RunSetupError) as problem:
             self.window.composer.restore_text(text)
-            message = window_problem(problem)
-            if not self.settings.providers and self.conversation_id is None:
-                self.window.welcome.show_notice(message)  # the welcome, with its "Add a provider…", stays
-                self.window.show_welcome(True)
-            else:
-                self.window.send_refusal.show_refusal(message)  # near the composer: no answer failed
+            if not self.key_recheck.begin(text, problem):  # a key only the note says is missing: key_recheck.py
+                self.refuse_send(window_problem(problem))
+
+    def refuse_send(self, message: str) -> None:
+        """Say why a send was refused: in the welcome before any provider exists, else near the composer."""
+        if not self.settings.providers and self.conversation_id is None:
+            self.window.welcome.show_notice(message)  # the welcome, with its "Add a provider…", stays
+            self.window.show_welcome(True)
+        else:
+            self.window.send_refusal.show_refusal(message)  # near the composer: no answer failed
 
     def chat_settings(self) -> ChatSettings:
         """The composer's choices for the next run (app/session/chat_settings_binding.py)."""
@@ -604,7 +615,8 @@ class ChatSession(QObject):
                                                    and hit.message_id is not None):
                 best[hit.conversation_id] = hit
         self.window.conversations.set_search_results(
-            [SearchHit(h.conversation_id, h.conversation_title, h.snippet) for h in best.values()])
+            [SearchHit(h.conversation_id, h.conversation_title, h.snippet, h.message_id, h.attachment_id is not None)
+             for h in best.values()])
 
     def rename(self, conversation_id: int, title: str) -> None:
         self._change(lambda h: h.rename(conversation_id, title))

@@ -25,6 +25,7 @@ from widgets.theme import apply_theme
 FIRST_PAINT_WAIT_MS = 3_000  # the session is opened after the first paint, or after this if none comes
 
 if TYPE_CHECKING:
+    import asyncio
     from asyncio import AbstractEventLoop
 
     from app.secrets.store import SecretStore
@@ -83,9 +84,15 @@ def main(data_dir: str | None = None) -> int:
             return
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
         loops.append(qt_asyncio.start(app))
+        from app.session import quit_signals
+
+        quit_signals.install(loops[0], quit_requested)  # SIGTERM and Ctrl+C quit in order from now on
         session = attach_session(window, data_dir, theme=theme)
         sessions.append(session)
         window.composer.setEnabled(True)
+        from app.session import unsent_text
+
+        unsent_text.restore(window, data_dir)  # what was in the composer at the last quit
         window.composer.focus_input()
         startup_trace.mark("ready")
         drive_text = startup_trace.drive_text()  # bench/startup.py: open a conversation and send
@@ -108,35 +115,60 @@ def main(data_dir: str | None = None) -> int:
     window.show()
     QTimer.singleShot(FIRST_PAINT_WAIT_MS, attach)  # a window that is never painted (minimised) still opens
 
+    orderly: list[asyncio.Future[None]] = []  # the quit File > Quit or closing the window began (one at most)
+    about_to_quit: list[bool] = []  # Qt's loop is ending: app.quit() from anywhere, or the orderly quit's own
+
     def quitting() -> None:
+        about_to_quit.append(True)  # app.quit() closes the window: that close must not begin another quit
         for session in sessions:
             session.quitting()
+        if sessions:  # before the session the composer was off and a kept text not yet put back
+            from app.session import unsent_text
+
+            unsent_text.save(window, data_dir)
 
     async def quit_in_order() -> None:
-        """File > Quit: cancel the run and background work while the loop still runs, so their tasks finish
-        on it (cancelled after ``aboutToQuit``, an in-flight HTTP probe was stepped with no running loop)."""
+        """File > Quit or closing the window: cancel the run and background work and close the session while the
+        loop still runs, so their tasks finish on it (cancelled after ``aboutToQuit``, an in-flight HTTP probe was
+        stepped with no running loop), then quit."""
         import asyncio  # imported with the loop, after the first frame
 
-        for session in sessions:
-            session.quitting()
-            await asyncio.gather(*session.background_tasks(), return_exceptions=True)
-        app.quit()
+        from app.session.quit_order import close_session
+
+        try:
+            for session in sessions:
+                session.quitting()
+                await asyncio.gather(*session.background_tasks(), return_exceptions=True)
+                await close_session(session)  # MCP servers closed while the loop runs (quit_order.py)
+        finally:
+            if not about_to_quit:  # else app.quit() was called meanwhile: Qt's loop has returned already
+                app.quit()
 
     async def close_sessions() -> None:
-        for session in sessions:
-            await session.aclose()
+        import asyncio
 
-    quit_tasks: list[object] = []
+        from app.session.quit_order import QUIT_CLOSE_WAIT_S, cancel_leftovers, close_session
+
+        for failure in await asyncio.gather(*orderly, return_exceptions=True):  # an orderly quit under way
+            if failure is not None:  # a bug: said loudly, and the session is still closed below
+                logging.getLogger(__name__).error("quitting in order failed", exc_info=failure)
+        for session in sessions:
+            await close_session(session)  # again after File > Quit: closing twice is a no-op
+        await cancel_leftovers(QUIT_CLOSE_WAIT_S)
 
     def quit_requested() -> None:
+        if orderly or about_to_quit:  # already quitting
+            return
         if not loops:  # before the session: nothing runs yet that needs winding down
             app.quit()
             return
         import asyncio
 
-        quit_tasks.append(asyncio.ensure_future(quit_in_order()))
+        orderly.append(asyncio.ensure_future(quit_in_order()))
 
     window.menus.quit_requested.connect(quit_requested)
+    app.setQuitOnLastWindowClosed(False)  # closing the window quits in order too, the session closed first
+    app.lastWindowClosed.connect(quit_requested)
     app.aboutToQuit.connect(quitting)
     app.exec()
     del first_paint

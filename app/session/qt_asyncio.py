@@ -5,7 +5,8 @@ asyncio brings ssl, sockets, concurrent.futures and logging) are imported only w
 first paint (bench/startup.py). qasync is told that Qt's loop is already running, so the asyncio loop works
 inside it from then on. Once Qt's loop has returned (the app quit), ``run_to_end`` runs what is left to finish
 (closing the session) on the same loop, closes the async generators left open and closes the loop. qasync sets
-no asyncgen hooks, so ``start`` installs Parley's (app/session/asyncgen_hooks.py).
+no asyncgen hooks, so ``start`` installs Parley's (app/session/asyncgen_hooks.py). The loop is qasync's with its
+last event pass fixed (app/session/qasync_loop.py).
 """
 
 from __future__ import annotations
@@ -29,11 +30,10 @@ def start(app: QCoreApplication) -> asyncio.AbstractEventLoop:
     """An asyncio loop on ``app``'s running Qt event loop, set as this thread's loop."""
     import asyncio
 
-    import qasync
-
     from app.session.asyncgen_hooks import AsyncGenHooks
+    from app.session.qasync_loop import QuitSafeEventLoop
 
-    loop: asyncio.AbstractEventLoop = qasync.QEventLoop(app, already_running=True)  # qasync is untyped
+    loop: asyncio.AbstractEventLoop = QuitSafeEventLoop(app, already_running=True)  # qasync_loop.py: why
     asyncio.set_event_loop(loop)
     hooks = AsyncGenHooks(loop)
     hooks.install()

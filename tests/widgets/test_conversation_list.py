@@ -140,3 +140,18 @@ def test_while_searching_a_list_of_ids_still_names_an_unread_conversation(qtbot)
     conversations._ask_title = lambda _parent, current: asked.append(current)
     conversations.request_rename(unread.id)
     assert asked == [unread.title] and rows.asked[-1] == [unread.id]
+
+
+def test_an_attachment_hit_shows_the_file_and_keeps_its_match_in_view_in_a_narrow_list(qtbot):
+    conversations = narrow_list(qtbot, 260)
+    snippet = (f"contract.txt: Services agreement between Acme and the Buyer. The supplier shall "
+               f"{MARK_START}indemnify{MARK_END} the purchaser")
+    conversations.set_search_results([SearchHit(3, "Contract review", snippet, message_id=12, attachment=True)])
+    row = conversations.model.index(0, 0)
+    assert row.data().splitlines()[1].startswith("Attached contract.txt: Services agreement")
+    qtbot.wait(10)
+    assert _amber_pixels(conversations.list.viewport().grab().toImage()) > 20  # the match is drawn, not cut off
+    assert conversations.model.message_id(0) == 12
+    with qtbot.waitSignal(conversations.message_selected) as chosen:
+        conversations._activated(row)
+    assert chosen.args == [3, 12]
