@@ -5,7 +5,8 @@ Importing PySide6 replaces ``builtins.__import__`` with its ``__feature_import__
 module's whole source file (``inspect.getsource``) to see whether the text "PySide6" occurs in it, and keeps the
 lines in ``linecache``. Parley imports about 100 modules before its first frame and 260 more between that frame
 and "ready" (issue 17), so the window paid 40 to 60 ms of source reading between the two and held about 5 million
-characters of source in memory (bench/RESULTS.md, "Start-up, issue 17: PySide6's import layer").
+characters of source in memory (bench/RESULTS.md, branch ready3's start-up section: with it gone, the idle
+window holds about 12 MB less).
 
 Parley never selects a ``__feature__``; a module missing from PySide6's feature table is treated as one that
 selects none, the same as one found to use PySide6. So the window puts back the import PySide6 saved as
