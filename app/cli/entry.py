@@ -284,6 +284,9 @@ def _open_window(args: argparse.Namespace) -> int:
     # collections before the first frame, each scanning more; what they make lives as long as the app. The
     # window's own collector (app/session/gui_thread_gc.py) takes collection over once the application exists.
     gc.disable()
+    from app.session.pyside_import import drop_feature_import
+
+    drop_feature_import()  # before the window's modules: PySide6 would read each one's source (pyside_import.py)
     from app.session.gui import main as gui_main
 
     return gui_main(getattr(args, "data_dir", None))
