@@ -303,7 +303,7 @@ class LocalModelsPanel(QObject):
         if status.model and status.phase in ("starting", "ready"):
             self.last_model = status.model
         if status.phase == "ready":
-            text = f"Running {status.model} (pid {engine.pid})."
+            text = f"Running {status.model} (pid {engine.pid})." + (f" Note: {status.note}." if status.note else "")
         elif status.phase == "starting":
             text = f"Loading: {status.detail}…"
         elif status.phase == "failed":

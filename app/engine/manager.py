@@ -28,6 +28,7 @@ from typing import Literal
 
 from app.engine import library, memory
 from app.engine.process import START_TIMEOUT_S, EngineProcess, EngineStartError, LaunchSpec
+from app.engine.run_context import RunContext, TrainedContexts, run_context
 from app.engine.settings import EngineSettings
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,7 @@ class EngineStatus:
     model: str | None = None
     detail: str = ""  # what to show: "loading smollm2 (3 s)", the error, ...
     elapsed: float = 0.0
+    note: str = ""  # starting and ready: why the model runs with less context than the setting (run_context.py)
 
 
 Listener = Callable[[EngineStatus], None]
@@ -55,6 +57,7 @@ class BuiltinEngine:
     def __init__(self, settings: EngineSettings, data_dir: Path, *, python: str | None = None) -> None:
         self.settings = settings
         self.log_path = data_dir / LOG_NAME
+        self.trained = TrainedContexts(data_dir)
         self.python = python
         self.start_timeout = START_TIMEOUT_S
         self.status = EngineStatus("stopped")
@@ -135,19 +138,23 @@ class BuiltinEngine:
             self._set(EngineStatus("failed", entry.name, str(exc)))
             raise EngineStartError(str(exc)) from None
         spec = self._spec(entry)
+        context = self.run_context(entry)
+        if context.note:
+            log.warning("built-in engine, %s: %s", entry.name, context.note)
         self.pending_restart = False
         too_big = memory.too_big_warning(entry.path.stat().st_size)
         if too_big:
             log.warning("built-in engine, %s: %s", entry.name, too_big)
+        notes = "".join(f"; note: {note}" for note in (context.note, too_big) if note)
         for attempt in range(PORT_RETRIES + 1):
             process = EngineProcess(spec, self.log_path, **({"python": self.python} if self.python else {}))
             self._set(EngineStatus("starting", entry.name, f"starting the built-in engine with {entry.label}"
-                                   + (f"; note: {too_big}" if too_big else "")))
+                                   + notes, note=context.note))
             try:
                 process.launch()
                 self._process = process
                 await process.wait_ready(lambda elapsed: self._set(EngineStatus(
-                    "starting", entry.name, f"loading {entry.label} ({elapsed:.0f} s)", elapsed)),
+                    "starting", entry.name, f"loading {entry.label} ({elapsed:.0f} s)", elapsed, context.note)),
                     self.start_timeout)
             except EngineStartError as exc:
                 if attempt < PORT_RETRIES and process.port_taken():
@@ -161,14 +168,19 @@ class BuiltinEngine:
                 self._set(EngineStatus("stopped"))
                 raise
             self._last_used = time.monotonic()
-            self._set(EngineStatus("ready", entry.name, f"{entry.label} is loaded "
-                                   f"({process.ready_after or 0:.1f} s)", process.ready_after or 0.0))
+            self._set(EngineStatus("ready", entry.name, f"{entry.label} is loaded ({process.ready_after or 0:.1f} s)"
+                                   + (f"; {context.note}" if context.note else ""), process.ready_after or 0.0,
+                                   context.note))
             self._watch_idle()
             return process.base_url
         raise AssertionError("unreachable")
 
+    def run_context(self, entry: library.ModelEntry) -> RunContext:
+        """The context ``entry`` runs with: the setting, at most the model's trained context (run_context.py)."""
+        return run_context(self.settings.context_size, entry.name, self.trained.of(entry.path))
+
     def _spec(self, entry: library.ModelEntry) -> LaunchSpec:
-        return LaunchSpec(entry.path, entry.name, self.settings.context_size, self.settings.effective_threads(),
+        return LaunchSpec(entry.path, entry.name, self.run_context(entry).tokens, self.settings.effective_threads(),
                           self.settings.gpu_layers)
 
     def _in_use(self) -> bool:
