@@ -218,22 +218,27 @@ class BuiltinEngine:
 
     def _restart_soon(self) -> None:
         self.pending_restart = True
+        if any(not t.done() for t in self._tasks):
+            return  # one is on its way, and it reads the settings when it runs
         task = asyncio.ensure_future(self._restart_if_stale())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _restart_if_stale(self) -> None:
-        if self._in_use() or not self._stale():
-            self.pending_restart = self._in_use() and self._stale()
-            return
-        model = self.running_model
-        await self.stop()
-        if model is None:
-            return
-        try:
-            await self.ensure(model)
-        except (EngineStartError, library.UnknownModelError) as exc:  # shown by the listeners (status failed)
-            log.warning("the built-in engine did not restart with the new settings: %s", exc)
+        """Restart until the engine runs the current settings (they may change again while it loads)."""
+        while True:
+            if self._in_use() or not self._stale():
+                self.pending_restart = self._in_use() and self._stale()
+                return
+            model = self.running_model
+            await self.stop()
+            if model is None:
+                return
+            try:
+                await self.ensure(model)
+            except (EngineStartError, library.UnknownModelError) as exc:  # shown by the listeners (status failed)
+                log.warning("the built-in engine did not restart with the new settings: %s", exc)
+                return
 
     def begin_run(self) -> None:
         """A run is about to make its first model call: keep this engine (and its settings) until ``end_run``."""

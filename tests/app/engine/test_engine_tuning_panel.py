@@ -16,7 +16,7 @@ from app.engine import tuning
 from app.engine.local_models_panel import LocalModelsPanel
 from app.engine.manager import BuiltinEngine
 from app.engine.settings import LocalModel
-from app.settings import Settings
+from app.settings import Settings, save_settings
 from tests.support.gguf_files import write_gguf
 from widgets.preferences_local_models import LocalModelsTab
 
@@ -29,6 +29,10 @@ class Session:
 
     def refresh_providers(self) -> None:
         pass
+
+    def save_settings(self, settings: Settings) -> None:
+        self.settings = settings
+        save_settings(settings, self.settings_path)
 
     def saved_engine(self) -> dict:
         return json.loads(self.settings_path.read_text())["engine"] if self.settings_path.exists() else {}

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from app.engine import download, library
 from app.engine.local_models_panel import LocalModelsPanel
 from app.engine.manager import BuiltinEngine
-from app.settings import Settings
+from app.settings import Settings, save_settings
 from tests.support.fake_hub import FakeHub
 from tests.support.gguf_files import write_gguf
 from widgets.preferences_local_models import LocalModelsTab
@@ -34,6 +34,10 @@ class Session:
 
     def refresh_providers(self) -> None:
         self.refreshed += 1
+
+    def save_settings(self, settings: Settings) -> None:
+        self.settings = settings
+        save_settings(settings, self.settings_path)
 
     def saved_engine(self) -> dict:
         if not self.settings_path.exists():
