@@ -42,7 +42,7 @@ from widgets.markdown_render import StreamingMarkdown, append_markdown
 from widgets.message_attachments import SCHEME as ATTACHMENT_SCHEME
 from widgets.message_attachments import AttachmentView, ImageViewer, insert_attachments
 from widgets.safe_text import SafeDocument, visible_controls
-from widgets.tool_chip_text import write_chip
+from widgets.tool_chip_text import ToolChip, write_chip
 
 if TYPE_CHECKING:  # the event classes are imported where they are matched: pydantic stays off the first frame
     from orchestration.events import RunEvent
@@ -59,21 +59,6 @@ LABEL_COLOUR = "#7a7f87"  # "You" / "Assistant" and notices
 ERROR_COLOUR = "#c0392b"
 FOOTER_COLOUR = "#8a8f98"  # an answer's tokens and cost: grey enough for both themes
 BAR_CHECK_EVERY = 8  # blocks walked between checks of whether the repainted band has ended
-
-
-@dataclass
-class ToolChip:
-    id: str
-    name: str
-    arguments: str
-    visibility: str = "primary"
-    status: str = "running"
-    result: str = ""
-    duration_ms: int | None = None
-    offset: int | None = None  # where in the answer text the call appeared (history only)
-    expanded: bool = False
-    repeated: bool = False  # the same call earlier in its turn answered this one (orchestration.tool_outcome)
-    turn: int | None = None  # the model call (iteration) that asked for it, while streaming
 
 
 @dataclass

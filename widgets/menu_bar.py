@@ -10,16 +10,36 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, SignalInstance
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QMessageBox, QTabWidget, QWidget
 
 if TYPE_CHECKING:
-    from widgets.main_window import MainWindow
+    from widgets.conversation_list import ConversationList
 
-SEARCH_TAB = 1  # widgets/main_window.py's SEARCH_TAB (not imported from there: it imports this module)
+SEARCH_TAB = 1  # widgets/main_window.py's SEARCH_TAB (the window imports this module, not the reverse)
+
+
+class MenuWindow(Protocol):
+    """What the menus use of the main window (widgets/main_window.py, which builds them). Named here, so that
+    this module needs nothing from the window's: the window imports the menus, never the reverse."""
+
+    conversations: ConversationList
+    panes: QTabWidget
+    preferences_requested: SignalInstance
+
+    @property
+    def reasoning_pane(self) -> QWidget: ...
+    @property
+    def search_pane(self) -> QWidget: ...
+    def menuBar(self, /) -> QMenuBar: ...
+    def window(self, /) -> QWidget: ...
+    def copy_last_answer(self) -> None: ...
+    def toggle_inspector(self) -> None: ...
+    def built_inspector(self) -> QWidget | None: ...
+    def show_pane(self, pane: QWidget | None) -> None: ...
 
 THEMES = (("light", "&Light"), ("dark", "&Dark"), ("system", "Follow the &system"))
 WINDOW_SHORTCUTS = (
@@ -53,9 +73,11 @@ class WindowMenus(QObject):
     theme_requested = Signal(str)  # "light", "dark" or "system"
     usage_requested = Signal()  # View > Usage and cost
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: MenuWindow) -> None:
+        widget = window.window()  # the main window itself, a top-level window: the menus' and their boxes' parent
+        super().__init__(widget)
         self.window = window
+        self.widget = widget
         self.version = ""  # shown in About; the app sets it
         self.shortcuts_box: QMessageBox | None = None
         self.about_box: QMessageBox | None = None
@@ -129,11 +151,11 @@ class WindowMenus(QObject):
     def sync_view(self) -> None:
         """The View menu's checks follow the window: which pane is shown, whether the inspector is open."""
         panes = self.window.panes
-        shown = panes.isVisibleTo(self.window)
+        shown = panes.isVisibleTo(self.widget)
         self.reasoning.setChecked(shown and panes.currentWidget() is self.window.reasoning_pane)
         self.search_results.setChecked(shown and panes.currentIndex() == SEARCH_TAB)  # built or not
         inspector = self.window.built_inspector()
-        self.inspector.setChecked(inspector is not None and inspector.isVisibleTo(self.window))
+        self.inspector.setChecked(inspector is not None and inspector.isVisibleTo(self.widget))
 
     def _pane(self, pane: QWidget, on: bool) -> None:
         self.window.show_pane(pane if on else None)
@@ -153,7 +175,7 @@ class WindowMenus(QObject):
         return self.about_box
 
     def _box(self, title: str, text: str) -> QMessageBox:
-        box = QMessageBox(QMessageBox.Icon.NoIcon, title, text, QMessageBox.StandardButton.Close, self.window)
+        box = QMessageBox(QMessageBox.Icon.NoIcon, title, text, QMessageBox.StandardButton.Close, self.widget)
         box.setObjectName(title)
         box.open()
         return box

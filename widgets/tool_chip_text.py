@@ -6,26 +6,43 @@ and MCP servers (names, results), so it is inserted with ``QTextCursor.insertTex
 escaping it into HTML for ``insertHtml`` used to collapse runs of spaces and drop the indentation of JSON
 results, and every piece of text had to be escaped by hand. Line breaks become line separators (U+2028) so a
 chip stays one block, and control characters show as visible symbols, as in the rest of the chat.
+The chip's values (``ToolChip``) live here too, beside the code that writes them: the chat view and whoever
+builds chips for it (app/session/history_view.py) import them from this module.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextCharFormat, QTextCursor
 
 from orchestration.tool_outcome import describe
 from widgets.safe_text import visible_controls
 
-if TYPE_CHECKING:
-    from widgets.chat_view import ToolChip
-
 CHIP_ARGUMENT_CHARS = 60  # of the arguments shown in the chip's line
 CHIP_RESULT_CHARS = 4_000  # characters of a result shown in an expanded chip
 CHIP_URL_SCHEME = "parley-tool"
 LINE_SEPARATOR = "\u2028"
+
+
+@dataclass
+class ToolChip:
+    """One tool call as the chat shows it: what the chat view keeps per chip and what ``write_chip`` writes."""
+
+    id: str
+    name: str
+    arguments: str
+    visibility: str = "primary"
+    status: str = "running"
+    result: str = ""
+    duration_ms: int | None = None
+    offset: int | None = None  # where in the answer text the call appeared (history only)
+    expanded: bool = False
+    repeated: bool = False  # the same call earlier in its turn answered this one (orchestration.tool_outcome)
+    turn: int | None = None  # the model call (iteration) that asked for it, while streaming
 
 
 def short_arguments(arguments: str) -> str:

@@ -1,5 +1,5 @@
 """Usage and cost (View > Usage and cost…): the last 30 days' spend and tokens as a chart, spend per provider
-and model as a table, and "Export CSV…". It shows plain values the app gives it (app/usage/window.py) and asks
+and model as a table, and "Export CSV…". It shows plain values the app gives it (app/session/window_usage.py) and asks
 the app to write the file (``export_requested``); it reads no database itself."""
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import sys
 from app.attachments import AttachmentError, PreparedAttachment, load_attachments
 from app.cli.chat_target import chat_settings, cli_problem
 from app.cli.cli_approval import cli_approver, is_interactive
+from app.cli.cli_budget import check_budget
 from app.cli.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from app.cli.cli_context import open_history, paths_from_args, save_settings_from_args, secret_store, settings_from_args
 from app.cli.cli_input import read_text, require_text
@@ -27,13 +28,13 @@ from app.engine.manager import BuiltinEngine
 from app.engine.terminal import TerminalProgress
 from app.errors import EnvironmentProblem
 from app.runs.chat_recording import NothingToRegenerateError, continuation
+from app.runs.chat_turn import ChatSettings
 from app.runs.conversation_chat import unsupported_kept, with_stored
-from app.runs.run_service import ChatSettings, PreparedRun, RunService, RunSetupError, Subscriber, run
+from app.runs.run_service import PreparedRun, RunService, RunSetupError, Subscriber, run
 from app.runs.tool_setup import mcp_manager, start_mcp
 from app.settings import Settings
 from app.storage import History
 from app.storage.chat_settings import ChatSettingsStore
-from app.usage.cli_budget import check_budget
 from orchestration.loop import RunResult
 from orchestration.providers import UnsupportedKindError
 from orchestration.tool_turn import Approver

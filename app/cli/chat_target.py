@@ -16,9 +16,8 @@ from app.cli.cli_common import UsageError
 from app.engine.library import builtin_usable
 from app.errors import EnvironmentProblem
 from app.runs.chat_recording import NothingToRegenerateError
+from app.runs.chat_turn import ChatSettings, ChatTarget
 from app.runs.run_service import (
-    ChatSettings,
-    ChatTarget,
     EngineUnavailableError,
     MissingKeyError,
     MissingModelError,

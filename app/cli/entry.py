@@ -64,7 +64,7 @@ def _positive_float(text: str) -> float:
 _HISTORY = "app.cli.history_command"
 MODULE_COMMANDS = {"keys": "app.cli.keys_command", "providers": "app.cli.providers_command",
                    "mcp": "app.cli.mcp_command", "history": _HISTORY, "search": _HISTORY, "export": _HISTORY,
-                   "import": _HISTORY, "local": "app.cli.local_command", "usage": "app.usage.command"}
+                   "import": _HISTORY, "local": "app.cli.local_command", "usage": "app.cli.usage_command"}
 INLINE_COMMANDS = ("chat", "models", "tools")
 # Commands that open no connection unless configured to (``tools list`` starts MCP servers only when some are set
 # up, and imports httpx leanly itself then), so httpx is not imported up front for them.
@@ -259,7 +259,7 @@ def _dispatch(args: argparse.Namespace) -> int | None:
 
         return run_local(args)
     if args.command == "usage":
-        from app.usage.command import run_usage
+        from app.cli.usage_command import run_usage
 
         return run_usage(args)
     from app.cli import history_command

@@ -7,14 +7,11 @@ so the terminal can say it is not sending them instead of failing or dropping th
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
+from app.runs.chat_turn import ChatSettings, ChatTarget
 from app.settings import Settings
 from app.storage.chat_settings import StoredChatSettings
 from orchestration.providers.chat_controls import chat_controls
-
-if TYPE_CHECKING:  # the run service imports this module to keep what was sent
-    from app.runs.run_service import ChatSettings, ChatTarget
 
 
 def tools_spec(tools: tuple[str, ...] | None) -> str | tuple[str, ...]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from app.engine import BUILTIN_PROVIDER, library
 from app.runs.attachment_check import images_as_notes, images_refused
 from app.runs.chat_recording import ChatConversation, Placement, prepare_conversation
+from app.runs.chat_turn import ChatSettings, ChatTarget
 from app.runs.conversation_chat import stored_from
 from app.runs.provider_setup import key_required, provider_config
 from app.runs.tool_setup import add_mcp_tools, tool_registry
@@ -38,9 +39,7 @@ from orchestration.loop import PriceFn, RunLoop, RunRequest, RunResult
 from orchestration.messages import Message
 from orchestration.providers import ADAPTER_KINDS, adapter_for
 from orchestration.providers.chat_controls import MAX_OUTPUT_TOKENS_LIMIT, chat_controls
-from orchestration.providers.config import ProviderConfig
 from orchestration.providers.presets import provider_from_preset
-from orchestration.reasoning_effort import ReasoningEffort
 from orchestration.tool_api import ToolSet
 from orchestration.tool_turn import Approver
 from tools.registry import ToolRegistry, UnknownToolError
@@ -54,41 +53,6 @@ if TYPE_CHECKING:  # the keyring, the MCP client and the engine's process code l
 
 Subscriber = Callable[[RunEvent], None]
 RegistryFactory = Callable[[Settings, Callable[[str], str | None]], ToolRegistry]
-
-
-@dataclass(frozen=True)
-class ChatSettings:
-    """What one chat turn asks for, whichever front end it comes from."""
-
-    provider: str | None = None  # a provider id in the settings; None or "": the default provider
-    model: str | None = None  # None: the provider's default model
-    reasoning_effort: ReasoningEffort | None = None  # None: the provider's own setting
-    one_off: ProviderConfig | None = None  # a provider not kept in the settings (``parley chat --base-url``)
-    api_key: str | None = None  # a key that wins over the keyring (``--api-key-env``)
-    idle_timeout: float | None = None  # overrides the provider's
-    tools: str | tuple[str, ...] = "all"  # "all", "none" or names separated by commas; a tuple: the chat's own
-    # pick (a conversation's kept tools), of which the ones no longer offered are left out
-    tool_choice: str = "auto"  # "auto", "none", "required" or one of the selected tools
-    stream: bool = True
-    max_output_tokens: int | None = None
-    temperature: float | None = None  # None: the provider's default
-    max_iterations: int | None = None  # overrides the settings' loop limit
-    call_timeout: float | None = None  # overrides the settings' limit on one model call, in seconds
-    system: str | None = None  # None: a conversation's own; "": none
-    save: bool = True
-
-
-@dataclass(frozen=True)
-class ChatTarget:
-    config: ProviderConfig
-    model: str
-    reasoning_effort: ReasoningEffort | None = None
-    builtin: bool = False  # the built-in engine (app/engine), started when the run first needs it
-    preset: str | None = None  # the preset the provider was made from (prices are looked up by it)
-
-    @property
-    def api_key(self) -> str | None:
-        return None if self.config.api_key is None else self.config.api_key.get_secret_value()
 
 
 class RunSetupError(ValueError):

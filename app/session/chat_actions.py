@@ -5,14 +5,15 @@ Branch changes go through the history's branch model (app/storage/branches.py, a
 same one ``parley history branch/switch`` and ``parley chat --regenerate`` use, so the window and the CLI see
 the same tree. Runs (another answer, an edited question, a continuation) start through the session's one path
 into the run service, with a ``Placement`` saying where they go. After each change the view is read again from
-the database, so what is shown is what is stored.
+the database, so what is shown is what is stored. What this module uses of the session (app/session/chat_session.py,
+which creates it) is ``ActionsSession``, so the two modules do not import each other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject
 
@@ -28,7 +29,13 @@ from widgets.message_actions import MessageActions
 
 if TYPE_CHECKING:
     from app.runs.chat_recording import Placement  # with the run service, at the first run (issue 17)
-    from app.session.chat_session import ChatSession
+    from app.runs.chat_turn import ChatSettings
+    from app.runs.run_service import RegistryFactory
+    from app.secrets.store import SecretStore
+    from app.session.live_runs import LiveRuns
+    from app.session.window_usage import UsageWiring
+    from app.settings import Settings
+    from widgets.main_window import MainWindow
 
 STATUS_MS = 5000
 # ValueError covers the run service's RunSetupError, which is not imported here: the run service loads with the
@@ -36,9 +43,35 @@ STATUS_MS = 5000
 PROBLEMS = (EnvironmentProblem, StorageError, LookupError, ValueError)
 
 
+class ActionsSession(Protocol):
+    """What the message actions use of the window's session (``ChatSession``, which creates them)."""
+
+    @property
+    def window(self) -> MainWindow: ...
+    @property
+    def controller(self) -> LiveRuns: ...
+    @property
+    def history(self) -> History | None: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def secrets(self) -> SecretStore: ...
+    @property
+    def registry_factory(self) -> RegistryFactory: ...
+    @property
+    def conversation_id(self) -> int | None: ...
+    @property
+    def usage(self) -> UsageWiring: ...  # each answer's footer
+    def chat_settings(self) -> ChatSettings: ...
+    def start_run(self, text: str | None, *, placement: Placement | None = None, chat: ChatSettings | None = None,
+                  attachments: list[PreparedAttachment] | None = None) -> None: ...
+    def refresh_conversations(self) -> None: ...
+
+
 class ChatActions(QObject):
-    def __init__(self, session: ChatSession, describe_problem: Callable[[Exception], str] = str) -> None:
-        super().__init__(session)
+    def __init__(self, session: ActionsSession, describe_problem: Callable[[Exception], str] = str, *,
+                 parent: QObject) -> None:
+        super().__init__(parent)  # the session, whose life they share
         self.session = session
         self.describe_problem = describe_problem
         window = session.window

@@ -33,6 +33,7 @@ from app.session.keyring_status import KeyringStatusLine
 from app.session.live_runs import LiveRun, LiveRuns
 from app.session.settings_watch import SettingsWatch
 from app.session.window_attachments import DraftAttachments, stored_views
+from app.session.window_usage import UsageWiring
 from app.settings import ProviderSettings, Settings
 from app.settings.model import (
     MAX_FONT_SIZE,
@@ -43,7 +44,6 @@ from app.settings.model import (
 )
 from app.settings.shared_file import SettingsFile
 from app.storage import History, StorageError
-from app.usage.window import UsageWiring
 from orchestration.messages import Message, UserMessage
 from tools.mcp import McpManager, McpServerSettings, ServerStatus, exposed_name, secret_entry
 from tools.mcp import summary as mcp_summary
@@ -62,7 +62,8 @@ from widgets.theme import ThemeController
 if TYPE_CHECKING:
     from app.attachments import PreparedAttachment
     from app.runs.chat_recording import Placement
-    from app.runs.run_service import ChatSettings, RegistryFactory
+    from app.runs.chat_turn import ChatSettings
+    from app.runs.run_service import RegistryFactory
     from orchestration.loop import RunResult
     from orchestration.providers.config import ProviderConfig
 
@@ -203,14 +204,14 @@ class ChatSession(QObject):
         self.views.show_new()  # the window opens on a new chat, with its hint
         if storage_problem:
             w.show_error_in_chat(storage_problem)
-        self.actions = ChatActions(self, window_problem)  # the per-message actions (app/session/chat_actions.py)
+        self.actions = ChatActions(self, window_problem, parent=self)  # the per-message actions (chat_actions.py)
         self.keyring_line = KeyringStatusLine(window, secrets)  # filled when the keyring is first used
         self.refresh_providers()
         self.chat_binding.show_conversation(None)
         self.refresh_conversations()
         self.start_mcp()
         self._apply_appearance(self.settings)
-        self.usage = UsageWiring(self)  # spend in the status bar, budget, answers' costs (app/usage/window.py)
+        self.usage = UsageWiring(self, parent=self)  # spend in the status bar, budget, answers' costs (window_usage.py)
         self.settings_watch = SettingsWatch(self, self.settings_file, lambda: self.settings,  # `parley local set`
                                             self.adopt_outside_settings, w.show_error_in_chat)  # and others
 

@@ -28,7 +28,7 @@ from widgets.composer import REASONING_EFFORTS, Composer
 from widgets.tool_picker import ToolOption
 
 if TYPE_CHECKING:  # the run service loads with the first send, not with the window (issue 17)
-    from app.runs.run_service import ChatSettings, ChatTarget
+    from app.runs.chat_turn import ChatSettings, ChatTarget
 
 log = logging.getLogger(__name__)
 
@@ -160,8 +160,8 @@ class ChatSettingsBinding:
     # --- the next run -----------------------------------------------------------------------------------
     def chat_settings(self) -> ChatSettings:
         """The composer's choices for the next run; a disabled control is not sent."""
+        from app.runs.chat_turn import ChatSettings
         from app.runs.conversation_chat import tools_spec
-        from app.runs.run_service import ChatSettings
 
         provider_id, model = self.composer.current_model() or ("", "")
         options = self.composer.chat_options()

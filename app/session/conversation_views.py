@@ -73,7 +73,7 @@ class ConversationViews:
              attachments_of: Callable[[MessageRecord], list[AttachmentView]] = lambda record: [],
              footers: Mapping[str, tuple[str, str]] | None = None) -> None:
         """Show a conversation: live if a run of it is going, else as stored (raises StorageError). ``footers``:
-        each answer's tokens and cost by run id (app/usage/window.py)."""
+        each answer's tokens and cost by run id (app/session/window_usage.py)."""
         live = self.runs.get(conversation_id)
         if live is not None and self.runs.is_running(conversation_id):
             state = self.states.get(conversation_id)

@@ -15,8 +15,9 @@ from app.storage.branches import Versions
 from app.storage.history import History
 from app.storage.records import MessageRecord
 from orchestration.tool_outcome import duplicate_of
-from widgets.chat_view import ChatMessage, ToolChip
+from widgets.chat_view import ChatMessage
 from widgets.message_attachments import AttachmentView
+from widgets.tool_chip_text import ToolChip
 
 STATUS_RANK = {"complete": 0, "interrupted": 1, "error": 2, "streaming": 1}
 LENGTH_NOTICE = "The answer hit the output token limit."  # as the live view says it (widgets/chat_view.py)
@@ -46,7 +47,7 @@ def chat_messages(records: Iterable[MessageRecord],
     """``visibility_of`` gives a tool's visibility by name (hidden tools get no chip, as while streaming);
     ``versions`` (app/storage/branches.py) adds the ‹ 2/3 › switcher to messages with siblings;
     ``attachments_of`` gives a user message's attachments as the view shows them; ``footers`` an answer's tokens
-    and cost and its tooltip by run id (app/usage/window.py); ``run_errors`` the error that ended a run, by run
+    and cost and its tooltip by run id (app/session/window_usage.py); ``run_errors`` the error that ended a run, by run
     id (``stored_run_errors``), shown under an answer it cut off."""
     shown: list[ChatMessage] = []
     joining = False

@@ -69,8 +69,8 @@ HIDDEN_PANES = ("widgets.approval_panel", "widgets.inspector", "widgets.search_r
                 "widgets.message_actions")  # the per-message actions: with the session (app/session/chat_actions.py)
 FIRST_ANSWER = ("widgets.markdown_parser", "widgets.math_render", "pyromark")
 # Dialogs and panels "ready" (the list filled, the composer accepting typing) does not show, imported when first
-# opened or asked (app/session/dialog_factories.py, app/usage/window.py, app/session/window_approver.py), and the
-# built-in engine's adapter, which loads the provider client (app/engine/window_link.py needs only its name).
+# opened or asked (app/session/dialog_factories.py, app/session/window_usage.py, app/session/window_approver.py),
+# and the built-in engine's adapter, which loads the provider client (app/engine/window_link.py needs only its name).
 NOT_AT_READY = ("widgets.preferences_dialog", "widgets.preferences_mcp", "widgets.add_provider_dialog",
                 "app.engine.local_models_panel", "widgets.usage_dialog", "widgets.usage_chart",
                 "widgets.approval_panel", "app.engine.adapter")

@@ -15,8 +15,9 @@ from orchestration.events import (
     ToolExecuting,
     ToolResult,
 )
-from widgets.chat_view import PAGE_SIZE, ChatMessage, ChatView, ToolChip
+from widgets.chat_view import PAGE_SIZE, ChatMessage, ChatView
 from widgets.markdown_render import render_markdown
+from widgets.tool_chip_text import ToolChip
 
 ANSWER = "# Result\n\nHere is a list:\n\n- one\n- two\n\n```python\nprint('hi')\n```\n\nDone.\n"
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QPalette, QTextCursor
 
-from widgets.chat_view import ChatMessage, ChatView, ToolChip
+from widgets.chat_view import ChatMessage, ChatView
+from widgets.tool_chip_text import ToolChip
 
 RESULT = '{\n  "x":   1,\n    "y": "<b>not bold</b> &amp; <img src=/dev/zero>"\n}'
 

@@ -12,7 +12,8 @@ from app.engine import library
 from app.engine.adapter import BuiltinAdapter
 from app.engine.manager import BuiltinEngine
 from app.engine.settings import EngineSettings
-from app.runs.run_service import ChatSettings, EngineUnavailableError, NoProviderError, RunService, run
+from app.runs.chat_turn import ChatSettings
+from app.runs.run_service import EngineUnavailableError, NoProviderError, RunService, run
 from app.secrets import SecretStore
 from app.settings import ProviderSettings, Settings
 from orchestration.events import RunEvent

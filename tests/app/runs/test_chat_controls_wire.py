@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from app.runs.run_service import ChatSettings, RunService, UnsupportedSettingError, run
+from app.runs.chat_turn import ChatSettings
+from app.runs.run_service import RunService, UnsupportedSettingError, run
 from app.secrets import SecretStore
 from app.settings import Settings
 from orchestration.providers.chat_controls import TEMPERATURE_MAX, WIRE_FIELDS, chat_controls, wire_fields

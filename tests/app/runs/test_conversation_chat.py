@@ -4,8 +4,8 @@ by the run service)."""
 
 from __future__ import annotations
 
+from app.runs.chat_turn import ChatSettings, ChatTarget
 from app.runs.conversation_chat import stored_from, stored_tools, tools_spec, unsupported_kept, with_stored
-from app.runs.run_service import ChatSettings, ChatTarget
 from app.settings import ProviderSettings, Settings
 from app.storage.chat_settings import StoredChatSettings
 from orchestration.providers.presets import provider_from_preset

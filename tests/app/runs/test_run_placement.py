@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from app.runs.chat_recording import CONTINUE_PROMPT, NothingToContinueError, Placement, continuation
-from app.runs.run_service import ChatSettings, RunService, run
+from app.runs.chat_turn import ChatSettings
+from app.runs.run_service import RunService, run
 from app.secrets import SecretStore
 from app.settings import ProviderSettings, Settings
 from app.storage import History

@@ -12,8 +12,9 @@ import pytest
 
 from app.attachments import attachment_from_bytes
 from app.runs.attachment_check import IMAGE_LEFT_OUT
+from app.runs.chat_turn import ChatSettings
 from app.runs.provider_setup import provider_config
-from app.runs.run_service import ChatSettings, RunService, VisionUnsupportedError, run
+from app.runs.run_service import RunService, VisionUnsupportedError, run
 from app.secrets import SecretStore
 from app.settings import ProviderSettings, Settings
 from app.storage import History

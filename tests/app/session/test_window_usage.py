@@ -197,7 +197,7 @@ def test_the_price_table_loads_when_the_first_priced_run_is_sent_not_at_start(qt
     """Issue 17: genai-prices (about 10 MB with its HTTP client) is not loaded by a window that has sent nothing,
     nor for a local provider, whose runs cost nothing; the first paid run starts loading it, once."""
     loads: list[int] = []
-    monkeypatch.setattr("app.usage.window.warm_up", lambda: loads.append(1))
+    monkeypatch.setattr("app.session.window_usage.warm_up", lambda: loads.append(1))
     window, session = build_window(secrets=configure(loopback), discover=False)
     qtbot.addWidget(window)
     assert loads == []

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from app.cli.cli_budget import OverBudgetError, check_budget
 from app.settings import ProviderSettings, Settings, save_settings
 from app.storage import History
-from app.usage.cli_budget import OverBudgetError, check_budget
 from app.usage.prices import Pricer
 from app.usage.report import start_of_day
 from tests.app.cli_helpers import run_cli

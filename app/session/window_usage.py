@@ -1,6 +1,8 @@
 """Usage and cost in the window: the status bar's spend (this chat, today, this month), the budget banner and
 the question before a run over budget, the answers' footers when a conversation is opened, and the usage
-dialog with its CSV export. Kept out of app/session/chat_session.py, which only creates it and asks it two things.
+dialog with its CSV export. Kept out of app/session/chat_session.py, which only creates it and asks it two things;
+what it reads of the session is ``UsageSession``, so this module does not import the session's. The spend itself is
+read by app/usage/, which ``parley usage`` and ``parley chat`` share.
 """
 
 from __future__ import annotations
@@ -8,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QBoxLayout, QFileDialog, QMessageBox, QWidget
@@ -33,10 +35,27 @@ from widgets.qt_present import present
 from widgets.safe_text import plain_label
 
 if TYPE_CHECKING:
-    from app.session.chat_session import ChatSession
+    from app.session.live_runs import LiveRuns
+    from app.settings import Settings
+    from widgets.main_window import MainWindow
     from widgets.usage_dialog import UsageDialog
 
 CHART_DAYS = 30
+
+
+class UsageSession(Protocol):
+    """What the usage wiring reads of the window's session (``ChatSession``, which creates it)."""
+
+    @property
+    def window(self) -> MainWindow: ...
+    @property
+    def controller(self) -> LiveRuns: ...
+    @property
+    def history(self) -> History | None: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def conversation_id(self) -> int | None: ...
 
 
 def ask_over_budget(parent: QWidget, status: BudgetStatus) -> bool:
@@ -60,8 +79,8 @@ def choose_csv_path(parent: QWidget | None) -> str | None:
 
 
 class UsageWiring(QObject):
-    def __init__(self, session: ChatSession) -> None:
-        super().__init__(session)
+    def __init__(self, session: UsageSession, *, parent: QObject) -> None:
+        super().__init__(parent)  # the session, whose life it shares
         self.session = session
         window = session.window
         self.spend_label = plain_label("")
