@@ -178,6 +178,8 @@ def test_preload_and_restart_run_the_engine_and_show_its_log(qtbot, qasync_loop,
     qtbot.mouseClick(tab.preload_button, Qt.MouseButton.LeftButton)
     qasync_loop.run_until_complete(_wait(lambda: session.engine.status.phase == "ready"))
     assert tab.engine_state.text().startswith("Running tiny (pid ")
+    assert tab.engine_state.text().endswith(" Note: context 2,048 tokens, what tiny was trained on (the engine "
+                                            "setting of 4,096 is more than it can use).")  # run_context.py
     first = session.engine.pid
 
     monkeypatch.setenv("FAKE_ENGINE_MODE", "crash")
