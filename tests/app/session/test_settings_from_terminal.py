@@ -38,8 +38,8 @@ def local_set(*args: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_parley_local_set_restarts_the_windows_idle_engine(qtbot, qasync_loop, parley_home, model_file: Path,
-                                                           fake_python: str) -> None:
+def test_parley_local_set_restarts_the_windows_engine_now_or_after_the_answer(
+        qtbot, qasync_loop, parley_home, model_file: Path, fake_python: str) -> None:
     settings_with_a_model(model_file)
     window, session = open_window(qtbot, MemoryKeyring())
     session.engine.python = fake_python
@@ -54,6 +54,16 @@ def test_parley_local_set_restarts_the_windows_idle_engine(qtbot, qasync_loop, p
         assert flag(session.engine.pid, "--n_ctx") == "2048"
         assert session.settings.engine.context_size == 2048
         assert "restarting the built-in engine" in window.statusBar().currentMessage()
+
+        session.engine.begin_run()  # an answer is streaming: the change waits for it
+        second = session.engine.pid
+        local_set("context", "1024")
+        qtbot.waitUntil(lambda: "after the current answer" in window.statusBar().currentMessage(), timeout=10_000)
+        assert session.engine.pid == second and flag(second, "--n_ctx") == "2048"
+        session.engine.end_run()
+        qasync_loop.run_until_complete(until(lambda: session.engine.pid not in (None, second)
+                                             and session.engine.status.phase == "ready", 20.0))
+        assert flag(session.engine.pid, "--n_ctx") == "1024"
     finally:
         qasync_loop.run_until_complete(session.engine.aclose())
         session.history.close()
@@ -84,9 +94,9 @@ def test_an_open_local_models_tab_follows_the_file_and_ok_keeps_the_commands_cha
 
     local_set("context", "2048")
     local_set("idle-stop", "5")
-    qtbot.waitUntil(lambda: box.context.value() == 2048, timeout=10_000)
+    qtbot.waitUntil(lambda: box.context.value() == 2048 and session.settings.engine.idle_stop_minutes == 5,
+                    timeout=10_000)
     assert box.idle_stop.value() == 30  # not overwritten by the file's 5
-    assert session.settings.engine.idle_stop_minutes == 5
 
     dialog.font_size.setValue(15)  # and another tab's change, saved by OK
     qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
