@@ -62,7 +62,9 @@ class SettingsWatch(QObject):
         try:
             merged = self.file.reload(self.current())
         except SettingsError as problem:
-            text = f"{problem}. The window keeps its current settings until the file is fixed."
+            text = (f"{problem}. The window keeps its current settings until the file is fixed; a setting changed "
+                    f"in the window before then moves the file aside (to {self.file.path.name}.bad-…) and saves "
+                    "the window's settings.")
             if text != self._last_problem:
                 self._last_problem = text
                 self.report(text)

@@ -119,6 +119,14 @@ def test_an_invalid_file_is_reported_once_and_left_in_place(qtbot, qasync_loop, 
     assert path.read_text() == broken  # not moved aside, not rewritten
     assert session.settings.engine.models[0].name == "tiny"
 
-    local_set("context", "2048")  # the command moves the broken file aside, as at start, and writes its own
+    assert "moves the file aside" in reports[0]
+
+    session.set_theme("dark")  # a change in the window: the broken file is kept aside, the window's written
+    [aside] = path.parent.glob("settings.json.bad-*")
+    assert aside.read_text() == broken
+    assert saved(path)["ui"]["theme"] == "dark" and saved(path)["engine"]["models"][0]["name"] == "tiny"
+
+    local_set("context", "2048")  # and the terminal's next change reaches the window again
     qtbot.waitUntil(lambda: session.settings.engine.context_size == 2048, timeout=5_000)
+    assert session.settings.ui.theme == "dark"
     session.history.close()
