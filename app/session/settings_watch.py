@@ -72,9 +72,3 @@ class SettingsWatch(QObject):
         self._last_problem = ""
         if merged is not None:
             self.adopt(merged)
-
-    def stop(self) -> None:
-        self.timer.stop()
-        paths = self.watcher.files() + self.watcher.directories()
-        if paths:
-            self.watcher.removePaths(paths)
