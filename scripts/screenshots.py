@@ -270,12 +270,12 @@ def save_with_popup(window, popup, path: Path) -> None:
 def main(argv: list[str]) -> int:
     import argparse
 
-    import qasync
     from PySide6.QtWidgets import QApplication
 
     from app.paths import resolve_paths
     from app.session.asyncgen_hooks import AsyncGenHooks
     from app.session.gui import attach_session
+    from app.session.qasync_loop import QuitSafeEventLoop
     from app.settings import ProviderSettings, Settings, save_settings
     from tools.mcp import McpServerSettings
     from widgets.chat_settings_popover import ChatOptions
@@ -293,7 +293,7 @@ def main(argv: list[str]) -> int:
     notes = WORK / "notes"
     notes.mkdir(parents=True)
     app = QApplication(sys.argv[:1])
-    loop = qasync.QEventLoop(app)
+    loop = QuitSafeEventLoop(app)  # its tasks keep their loop between pictures (app/session/qasync_loop.py)
     asyncio.set_event_loop(loop)
     generators = AsyncGenHooks(loop)  # qasync sets no asyncgen hooks: as parley does (app/session/qt_asyncio.py)
     generators.install()

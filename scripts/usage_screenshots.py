@@ -87,7 +87,6 @@ def seed_history(database: Path) -> None:
 def main(argv: list[str]) -> int:
     import argparse
 
-    import qasync
     from PySide6.QtWidgets import QApplication
 
     from app.paths import resolve_paths
@@ -95,6 +94,7 @@ def main(argv: list[str]) -> int:
     from app.secrets.store import SecretStore
     from app.session.asyncgen_hooks import AsyncGenHooks
     from app.session.gui import attach_session
+    from app.session.qasync_loop import QuitSafeEventLoop
     from app.settings import ProviderSettings, Settings, save_settings
     from tests.support.memory_keyring import MemoryKeyring
     from widgets.inspector import COST_COLUMN
@@ -107,7 +107,7 @@ def main(argv: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(WORK, ignore_errors=True)
     app = QApplication(sys.argv[:1])
-    loop = qasync.QEventLoop(app)
+    loop = QuitSafeEventLoop(app)  # its tasks keep their loop between pictures (app/session/qasync_loop.py)
     asyncio.set_event_loop(loop)
     generators = AsyncGenHooks(loop)  # qasync sets no asyncgen hooks: as parley does (app/session/qt_asyncio.py)
     generators.install()

@@ -38,11 +38,10 @@ def qasync_loop(qapp):
     Qt notes); teardown cancels what is left and closes it without stopping Qt."""
     import asyncio
 
-    import qasync
-
     from app.session.asyncgen_hooks import AsyncGenHooks
+    from app.session.qasync_loop import QuitSafeEventLoop
 
-    loop = qasync.QEventLoop(qapp)
+    loop = QuitSafeEventLoop(qapp)  # the app's loop (app/session/qasync_loop.py)
     asyncio.set_event_loop(loop)
     hooks = AsyncGenHooks(loop)  # as the app's loop has them (app/session/qt_asyncio.py)
     hooks.install()

@@ -86,9 +86,12 @@ class ConversationDelegate(QStyledItemDelegate):
 
     @staticmethod
     def _paint_pieces(painter: QPainter, rect: QRect, pieces: list[Piece], font: QFont, palette: QPalette) -> None:
-        """The snippet left to right; the piece that reaches the edge is cut with "…" and the rest is dropped."""
+        """The snippet left to right; the piece that reaches the edge is cut with "…" and the rest is dropped. When
+        the first match would not fit, the text before it is cut in its middle, so the row shows both how it
+        starts (an attachment hit's "Attached NAME:") and the match."""
         bold = QFont(font)
         bold.setBold(True)
+        pieces = _match_in_view(pieces, rect.width(), QFontMetrics(font), QFontMetrics(bold))
         x = rect.left()
         for piece in pieces:
             piece_font = bold if piece.marked else font
@@ -108,3 +111,21 @@ class ConversationDelegate(QStyledItemDelegate):
             x += width
             if text != piece.text:
                 break
+
+
+def _match_in_view(pieces: list[Piece], room: int, plain: QFontMetrics, bold: QFontMetrics) -> list[Piece]:
+    """``pieces`` with the unmarked text before the first match cut in the middle when the match would end
+    past ``room`` pixels (unchanged when it fits, or when even a cut lead would leave no room for it)."""
+    first = next((n for n, piece in enumerate(pieces) if piece.marked), None)
+    if not first:  # no match, or the match comes first
+        return pieces
+    before = sum(plain.horizontalAdvance(p.text) for p in pieces[:first - 1])
+    lead = pieces[first - 1].text
+    match = bold.horizontalAdvance(pieces[first].text)
+    if before + plain.horizontalAdvance(lead) + match <= room:
+        return pieces
+    allowed = room - before - match
+    if allowed < plain.horizontalAdvance("…" * 4):
+        return pieces
+    cut = plain.elidedText(lead, Qt.TextElideMode.ElideMiddle, allowed)
+    return [*pieces[:first - 1], Piece(cut, False), *pieces[first:]]

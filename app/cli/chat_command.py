@@ -123,7 +123,8 @@ def run_chat(args: argparse.Namespace) -> int:
         engine.add_listener(TerminalProgress())
         interrupts.before_exit(engine.kill_now)
         try:
-            return _prepare_and_chat(args, runner, RunService(settings, store, mcp=mcp, engine=engine), interrupts)
+            service = RunService(settings, store, mcp=mcp, engine=engine, recheck_keys=True)  # no UI thread to spare
+            return _prepare_and_chat(args, runner, service, interrupts)
         finally:
             runner.run(engine.aclose())
             if mcp is not None:

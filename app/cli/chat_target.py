@@ -116,6 +116,6 @@ def resolve_target(args: argparse.Namespace, settings: Settings, store: SecretSt
     """Raises UsageError for contradicting or missing flags, SecretStoreError when a needed key is unreadable."""
     chat = chat_settings(args, settings, env_key=env_key, one_off=one_off)
     try:
-        return RunService(settings, store).target(chat)
+        return RunService(settings, store, recheck_keys=True).target(chat)  # a terminal has no UI thread to keep free
     except RunSetupError as problem:
         raise cli_problem(problem, store) from None

@@ -1,21 +1,30 @@
 """``parley tools list``: every tool the settings configure, with category, visibility, the approval policy a run
 gives it (ask, allow or deny) and whether a run offers it, with the reason when it does not (denied in the
 settings, a file tool with no workspace folder chosen, or a write tool with no read-write folder). The
-configured MCP servers are connected first (up to MCP_CONNECT_TIMEOUT_S) so their tools are listed too."""
+configured MCP servers are connected first (up to MCP_CONNECT_TIMEOUT_S) so their tools are listed too.
+
+Two ways to the same rows. When the settings file holds nothing the plain read cannot vouch for
+(app/cli/listing_settings.py), the built-in tools are described from their catalogue (app/runs/tool_catalogue.py)
+without importing pydantic, the settings models or the tool modules (issue 17: the listing's start-up limit).
+Otherwise the settings are loaded through the model, which reports a bad file as every command does, and the
+tools are built as a run builds them (MCP servers included).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from app.cli.cli_common import EXIT_OK
-from app.cli.cli_context import key_lookup, settings_from_args
-from app.lean_imports import import_httpx
-from app.runs.tool_setup import configured_tools, connected_mcp
-from app.settings import Settings
-from orchestration.tool_api import RunnableTool
-from tools.files import WRITE_TOOLS, WorkspaceSettings, described_workspace_tools
+from app.cli.listing_settings import read_listing_settings
+from app.paths import resolve_paths
+from app.runs.tool_catalogue import FILE_TOOLS, WRITE_TOOLS, DescribedTool, configured_without_workspace
+
+if TYPE_CHECKING:
+    from app.settings import Settings
+    from orchestration.tool_api import RunnableTool
 
 NO_WORKSPACE = "no workspace folder chosen (Preferences > Workspace, or workspace_folders in settings)"
 NO_WRITABLE = "no read-write workspace folder (Preferences > Workspace, or workspace_writable in settings)"
@@ -23,6 +32,10 @@ DENIED = "denied in the settings (tools.approval)"
 
 
 async def _with_mcp(args: argparse.Namespace, settings: Settings) -> list[RunnableTool]:
+    from app.cli.cli_context import key_lookup
+    from app.lean_imports import import_httpx
+    from app.runs.tool_setup import configured_tools, connected_mcp
+
     import_httpx()  # the MCP SDK's client: without httpx's command-line libraries (app/lean_imports.py)
     lookup = key_lookup(args)
     manager = await connected_mcp(settings, lookup)
@@ -32,8 +45,8 @@ async def _with_mcp(args: argparse.Namespace, settings: Settings) -> list[Runnab
         await manager.aclose()
 
 
-def _row(tool: RunnableTool, settings: Settings, reason: str | None) -> dict[str, Any]:
-    policy = settings.tools.approval.get(tool.name) or ("ask" if tool.needs_approval else "allow")
+def _row(tool: DescribedTool, approval: Mapping[str, str], reason: str | None) -> dict[str, Any]:
+    policy = approval.get(tool.name) or ("ask" if tool.needs_approval else "allow")
     if policy == "deny" and reason is None:
         reason = DENIED
     return {
@@ -49,29 +62,50 @@ def _row(tool: RunnableTool, settings: Settings, reason: str | None) -> dict[str
     }
 
 
-def tool_rows(settings: Settings, tools: list[RunnableTool]) -> list[dict[str, Any]]:
+def tool_rows(approval: Mapping[str, str], workspace_chosen: bool,
+              tools: Sequence[DescribedTool]) -> list[dict[str, Any]]:
     """One row per configured tool, then the file tools it lacks as off: all of them when no workspace folder is
-    chosen, the write tools when none is read-write."""
-    rows = [_row(tool, settings, None) for tool in tools]
+    chosen, the write tools when none is read-write (described as with no folder, from the catalogue)."""
+    rows = [_row(tool, approval, None) for tool in tools]
     offered = {tool.name for tool in tools}
-    for tool in described_workspace_tools(WorkspaceSettings()):
+    for tool in FILE_TOOLS:
         if tool.name in offered:
             continue
-        reason = NO_WORKSPACE if not settings.workspace_folders else NO_WRITABLE
-        if tool.name in WRITE_TOOLS or not settings.workspace_folders:
-            rows.append(_row(tool, settings, reason))
+        reason = NO_WORKSPACE if not workspace_chosen else NO_WRITABLE
+        if tool.name in WRITE_TOOLS or not workspace_chosen:
+            rows.append(_row(tool, approval, reason))
     return rows
 
 
-def run_tools(args: argparse.Namespace) -> int:
+def rows_from_the_model(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The rows with the settings validated by the model and the tools built as for a run."""
+    from app.pydantic_plugins import skip_plugin_discovery
+
+    skip_plugin_discovery()  # before the first model is built (app/pydantic_plugins.py)
+    from app.cli.cli_context import key_lookup, settings_from_args  # with the settings models
+    from app.runs.tool_setup import configured_tools
+
     settings = settings_from_args(args)
+    tools: list[RunnableTool]
     if settings.mcp_servers:
         import asyncio  # the MCP servers are the only thing a listing waits for
 
         tools = asyncio.run(_with_mcp(args, settings))
     else:
         tools = list(configured_tools(settings, key_lookup(args)))
-    rows = tool_rows(settings, tools)
+    return tool_rows(settings.tools.approval, bool(settings.workspace_folders), tools)
+
+
+def listing_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The listing's rows: from the catalogue when the plain read vouches for the settings, else from the model."""
+    plain = read_listing_settings(resolve_paths(getattr(args, "data_dir", None)).settings)  # as cli_context does
+    if plain is None:
+        return rows_from_the_model(args)
+    return tool_rows(plain.approval, False, configured_without_workspace(plain.search_backend))
+
+
+def run_tools(args: argparse.Namespace) -> int:
+    rows = listing_rows(args)
     if getattr(args, "json", False):
         print(json.dumps(rows, indent=2))
         return EXIT_OK

@@ -73,9 +73,13 @@ class UnknownProviderError(RunSetupError):
 
 
 class MissingKeyError(RunSetupError):
-    def __init__(self, provider: str) -> None:
+    """No key for a provider that needs one. ``unchecked``: only the stored-key note said so (the keyring was not
+    asked, app/secrets/key_index.py); the window then asks the keyring off the UI thread and sends again if a key
+    was added there by another tool (app/session/key_recheck.py)."""
+
+    def __init__(self, provider: str, *, entry: str = "", unchecked: bool = False) -> None:
         super().__init__(f"provider {provider} needs an API key and none is stored")
-        self.provider = provider
+        self.provider, self.entry, self.unchecked = provider, entry, unchecked
 
 
 class MissingModelError(RunSetupError):
@@ -156,8 +160,12 @@ class PreparedRun:
 
 class RunService:
     def __init__(self, settings: Settings, secrets: SecretStore, *, mcp: McpManager | None = None,
-                 registry_factory: RegistryFactory = tool_registry, engine: BuiltinEngine | None = None) -> None:
+                 registry_factory: RegistryFactory = tool_registry, engine: BuiltinEngine | None = None,
+                 recheck_keys: bool = False) -> None:
+        """``recheck_keys``: a key the stored-key note says is missing is looked for in the keyring before
+        ``MissingKeyError`` (the CLI; the window does it off its UI thread instead, on ``unchecked``)."""
         self.settings = settings
+        self.recheck_keys = recheck_keys
         self.secrets = secrets
         self.mcp = mcp
         self.registry_factory = registry_factory
@@ -235,9 +243,14 @@ class RunService:
         return ChatTarget(config, model, None, builtin=True)
 
     def _settings_target(self, entry: ProviderSettings, chat: ChatSettings) -> ChatTarget:
-        key = chat.api_key if chat.api_key is not None else self.secrets.lookup(provider_entry(entry.id))
+        name = provider_entry(entry.id)
+        key = chat.api_key if chat.api_key is not None else self.secrets.lookup(name)
         if key is None and key_required(entry):
-            raise MissingKeyError(entry.id)
+            unchecked = chat.api_key is None and self.secrets.noted_missing(name)
+            if unchecked and self.recheck_keys:
+                key, unchecked = self.secrets.recheck(name), False
+            if key is None:
+                raise MissingKeyError(entry.id, entry=name, unchecked=unchecked)
         model = chat.model or entry.default_model
         if not model:
             raise MissingModelError(entry.id)

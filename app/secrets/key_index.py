@@ -8,8 +8,11 @@ sets it whenever it stores or deletes a key (Preferences, ``parley keys``, ``par
 asks the keyring itself. An entry with no note (a file from before this note, or none at all) is looked up in the
 keyring once and the answer recorded. Only entry names and booleans are written here, never a key.
 
-Limit: a key put in the keyring by another tool (``keyring set parley provider:x``) after Parley noted "no key"
-for that entry is not seen until it is stored through Parley or the note file is deleted.
+A key put in the keyring by another tool (``keyring set parley provider:x``, ``secret-tool store``) after Parley
+noted "no key" is not seen by ``SecretStore.lookup``; a send, a connection test or a model listing that would fail
+for want of it asks the keyring once with ``SecretStore.recheck`` (off the window's UI thread,
+app/session/key_recheck.py), which notes the key found. Limit: lookups that do not fail for a missing key (a web
+search backend's, an MCP server's secrets) see such a key only after one of those or after storing it in Parley.
 """
 
 from __future__ import annotations

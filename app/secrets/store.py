@@ -104,6 +104,22 @@ class SecretStore:
             return self._session[name]
         if self._index is not None and self._index.stored(name) is False:
             return None
+        return self._ask_keyring(name)
+
+    def noted_missing(self, name: str) -> bool:
+        """True when ``lookup`` answers None for ``name`` from the note alone (no session key, noted "no key"),
+        without having asked the keyring: a key added since by another tool is not seen until ``recheck``."""
+        return name not in self._session and self._index is not None and self._index.stored(name) is False
+
+    def recheck(self, name: str) -> str | None:
+        """The key for ``name``, asking the keyring even when the note says "no key" (``secret-tool store`` or
+        ``keyring set`` since); the note follows the answer. Opens the keyring and may wait on D-Bus or an unlock
+        prompt: the window calls it off the UI thread. Raises SecretStoreError as ``lookup`` does."""
+        if name in self._session:
+            return self._session[name]
+        return self._ask_keyring(name)
+
+    def _ask_keyring(self, name: str) -> str | None:
         verdict = judge_backend(self._chosen())
         if not verdict.usable:
             return None

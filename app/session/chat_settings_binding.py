@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+from app.runs.chat_turn import ChatSettings, ChatTarget
 from app.runs.provider_setup import ProviderSetupError, provider_config
 from app.settings import Settings
 from app.storage import History, StorageError
@@ -26,9 +26,6 @@ from tools.registry import ToolRegistry
 from widgets.chat_settings_popover import ChatOptions, ControlSupport
 from widgets.composer import REASONING_EFFORTS, Composer
 from widgets.tool_picker import ToolOption
-
-if TYPE_CHECKING:  # the run service loads with the first send, not with the window (issue 17)
-    from app.runs.chat_turn import ChatSettings, ChatTarget
 
 log = logging.getLogger(__name__)
 
@@ -160,8 +157,7 @@ class ChatSettingsBinding:
     # --- the next run -----------------------------------------------------------------------------------
     def chat_settings(self) -> ChatSettings:
         """The composer's choices for the next run; a disabled control is not sent."""
-        from app.runs.chat_turn import ChatSettings
-        from app.runs.conversation_chat import tools_spec
+        from app.runs.conversation_chat import tools_spec  # with the first send, not with the window (issue 17)
 
         provider_id, model = self.composer.current_model() or ("", "")
         options = self.composer.chat_options()

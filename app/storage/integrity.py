@@ -68,6 +68,7 @@ class Column:
 class Schema:
     tables: dict[str, dict[str, Column]]  # table -> column -> rule (virtual tables: columns without rules)
     triggers: frozenset[str]
+    views: frozenset[str] = frozenset()
 
 
 def _columns(db: sqlite3.Connection, table: str) -> dict[str, Column]:
@@ -87,15 +88,17 @@ def expected_schema() -> Schema:
         apply_migrations(db)
         tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         triggers = frozenset(r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"))
-        return Schema({table: _columns(db.conn, table) for table in tables}, triggers)
+        views = frozenset(r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'view'"))
+        return Schema({table: _columns(db.conn, table) for table in tables}, triggers, views)
     finally:
         db.close()
 
 
 def check_schema(db: Database, path: Path) -> None:
-    """Raise DamagedDatabaseError when a table, column or trigger the migrations made is missing."""
+    """Raise DamagedDatabaseError when a table, column, trigger or view the migrations made is missing."""
     expected = expected_schema()
-    found = {r[0]: r[1] for r in db.execute("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'trigger')")}
+    found = {r[0]: r[1] for r in db.execute(
+        "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'trigger', 'view')")}
     for table, columns in expected.tables.items():
         if found.get(table) != "table":
             raise DamagedDatabaseError(path, f"its table {table} is missing")
@@ -106,6 +109,9 @@ def check_schema(db: Database, path: Path) -> None:
     for trigger in sorted(expected.triggers):
         if found.get(trigger) != "trigger":
             raise DamagedDatabaseError(path, f"its trigger {trigger} (which keeps search in step) is missing")
+    for view in sorted(expected.views):
+        if found.get(view) != "view":
+            raise DamagedDatabaseError(path, f"its view {view} (which search reads) is missing")
 
 
 def check_value(path: Path, table: str, column: str, value: Any, row_id: object) -> None:

@@ -223,6 +223,46 @@ CREATE INDEX runs_started ON runs(started_at);
 CREATE INDEX runs_unpriced ON runs(status) WHERE priced_at IS NULL;
 """
 
+# Attached files in search (docs/storage.md "Search"): the first ATTACHMENT_NAME_INDEX_CHARS characters of each
+# attachment's name and the first ATTACHMENT_INDEX_CHARS of its text as sent (a document's; an image has none).
+# The FTS5 table takes its content from a view that cuts both at those limits, so snippets come from the same
+# characters that were indexed and the text is not stored twice. A row is in the index when its id is above
+# ``attachments_fts_pending.upto`` (0 if that row is missing): rows older than this migration (and only those)
+# are indexed afterwards in small batches (app/storage/attachment_index.py), so migrating a large history does
+# not block the window; the triggers leave the rows still waiting alone, so deleting one before its turn does
+# not touch the index. The limits are frozen here: changing one needs a new migration.
+ATTACHMENT_INDEX_CHARS = 100_000
+ATTACHMENT_NAME_INDEX_CHARS = 1_000  # of a file's name (a file system allows 255 bytes; an import file, any)
+
+
+def _indexed(row: str) -> str:
+    """The values indexed for attachment ``row`` (``new``, ``old``, or empty for the table's own columns)."""
+    prefix = f"{row}." if row else ""
+    return (f"substr({prefix}name, 1, {ATTACHMENT_NAME_INDEX_CHARS}), "
+            f"substr(coalesce({prefix}text, ''), 1, {ATTACHMENT_INDEX_CHARS})")
+
+
+ATTACHMENT_SEARCH = f"""
+CREATE VIEW attachments_indexed (id, name, text) AS SELECT id, {_indexed("")} FROM message_attachments;
+CREATE VIRTUAL TABLE attachments_fts USING fts5(
+    name, text, content='attachments_indexed', content_rowid='id', tokenize='{_FTS_TOKENIZER}');
+CREATE TABLE attachments_fts_pending (upto INTEGER NOT NULL CHECK (upto >= 0));
+INSERT INTO attachments_fts_pending (upto) SELECT coalesce(MAX(id), 0) FROM message_attachments;
+CREATE TRIGGER attachments_fts_insert AFTER INSERT ON message_attachments
+WHEN new.id > coalesce((SELECT upto FROM attachments_fts_pending), 0) BEGIN
+    INSERT INTO attachments_fts(rowid, name, text) VALUES (new.id, {_indexed("new")});
+END;
+CREATE TRIGGER attachments_fts_delete AFTER DELETE ON message_attachments
+WHEN old.id > coalesce((SELECT upto FROM attachments_fts_pending), 0) BEGIN
+    INSERT INTO attachments_fts(attachments_fts, rowid, name, text) VALUES ('delete', old.id, {_indexed("old")});
+END;
+CREATE TRIGGER attachments_fts_update AFTER UPDATE OF name, text ON message_attachments
+WHEN old.id > coalesce((SELECT upto FROM attachments_fts_pending), 0) BEGIN
+    INSERT INTO attachments_fts(attachments_fts, rowid, name, text) VALUES ('delete', old.id, {_indexed("old")});
+    INSERT INTO attachments_fts(rowid, name, text) VALUES (new.id, {_indexed("new")});
+END;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: conversations, messages, tool calls and outputs, runs, run events, FTS5",
               INITIAL_SCHEMA),
@@ -231,6 +271,7 @@ MIGRATIONS: tuple[Migration, ...] = (
               CHAT_SETTINGS),
     Migration(4, "attachments of user messages, by content address", MESSAGE_ATTACHMENTS),
     Migration(5, "the cost of each run in US dollars", RUN_COSTS),
+    Migration(6, "attached files' names and text in full-text search", ATTACHMENT_SEARCH),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -1,6 +1,7 @@
 """The app/ groups keep their direction (docs/architecture.md): the window's wiring (app/session/) and what both
-front ends share (app/runs/) never import the command line (app/cli/), and app/runs/ imports no Qt, so the CLI
-can use it without loading Qt. Every import is read with ``ast``, including those inside functions."""
+front ends share (app/runs/, app/usage/) never import the command line (app/cli/); what both share imports neither
+front end nor Qt, so the CLI can use it without loading Qt. Every import is read with ``ast``, including those
+inside functions. (tests/test_import_circles.py keeps the modules from importing each other.)"""
 
 from __future__ import annotations
 
@@ -26,3 +27,8 @@ def test_the_window_wiring_does_not_import_the_command_line():
 
 def test_what_both_front_ends_share_imports_neither_front_end_nor_qt():
     assert _offenders("runs", ("app.cli", "app.session", "PySide6", "qasync", "widgets")) == {}
+
+
+def test_usage_keeps_only_what_both_front_ends_share():
+    """``parley usage`` and the budget question are app/cli's, the spend in the window app/session's."""
+    assert _offenders("usage", ("app.cli", "app.session", "PySide6", "qasync")) == {}

@@ -24,20 +24,27 @@ metadata.entry_points = recording
 from app.cli import main
 with contextlib.redirect_stdout(io.StringIO()):
     code = main(sys.argv[1:])
+modeled = "app.settings.model" in sys.modules
 import pydantic
 class Model(pydantic.BaseModel):
     x: int = 1
-print(json.dumps({"code": code, "groups": groups, "valid": Model(x=2).x}))
+print(json.dumps({"code": code, "groups": groups, "valid": Model(x=2).x, "modeled": modeled}))
 """
 
 
 def test_tools_list_builds_its_models_without_a_pydantic_plugin_search(tmp_path: Path) -> None:
+    # A workspace folder: settings the plain read leaves to the model (app/cli/listing_settings.py), so the
+    # listing validates them and builds the tools with pydantic.
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "settings.json").write_text(json.dumps({"workspace_folders": [str(tmp_path)]}), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(REPO), "PARLEY_HOME": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", SCRIPT, "tools", "list"], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["code"] == 0
+    assert seen["modeled"] is True  # the settings went through the model
     assert "pydantic" not in seen["groups"]
     assert seen["valid"] == 2  # models still build and validate
 
