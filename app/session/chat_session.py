@@ -252,6 +252,7 @@ class ChatSession(QObject):
         background work at once, before Qt can step their tasks outside the running loop."""
         self.controller.stop()
         self.search_wiring.stop()
+        self.settings_watch.stop()
         for task in self.background_tasks():
             task.cancel()
 

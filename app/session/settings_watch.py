@@ -31,6 +31,7 @@ class SettingsWatch(QObject):
         super().__init__(parent)
         self.file, self.current, self.adopt, self.report = file, current, adopt, report
         self._last_problem = ""
+        self.stopped = False
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(DEBOUNCE_MS)
@@ -53,11 +54,23 @@ class SettingsWatch(QObject):
         if self.file.path.exists() and str(self.file.path) not in self.watcher.files():
             self.watcher.addPath(str(self.file.path))
 
+    def stop(self) -> None:
+        """Quitting: stop watching and release the watcher's system handle (inotify's descriptor on Linux) now,
+        not when Qt gets round to deleting the session."""
+        import shiboken6
+
+        self.stopped = True
+        self.timer.stop()
+        if shiboken6.isValid(self.watcher):
+            shiboken6.delete(self.watcher)
+
     def _changed(self, _path: str) -> None:
         self.timer.start()  # restarted by every change until they stop for DEBOUNCE_MS
 
     def check(self) -> None:
         """Read the file now; adopt another process's change, report a file that cannot be used."""
+        if self.stopped:
+            return
         self._watch()
         try:
             merged = self.file.reload(self.current())
