@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -96,6 +96,8 @@ class ConversationList(QWidget):
         self.new_button = QPushButton(icon("new-chat"), "New chat")
         self.new_button.setAccessibleName("New chat")
         self.new_button.clicked.connect(self.new_chat_requested)
+        # connected first, so the search is gone before the session lists the conversations for the new chat
+        self.new_chat_requested.connect(self.leave_search)
         self.search_box = QLineEdit()
         self.search_box.setPlaceholderText("Search conversations")
         self.search_box.setAccessibleName("Search conversations")
@@ -145,6 +147,15 @@ class ConversationList(QWidget):
     def set_search_results(self, hits: list[SearchHit]) -> None:
         self._searching = True
         self.model.set_search_results(hits)
+
+    def leave_search(self) -> None:
+        """New chat (button, File menu, Ctrl+N): empty the search box and leave search mode, so the list shows every
+        conversation and the new chat appears in it once its first question is sent (docs/widgets.md)."""
+        self._debounce.stop()
+        blocker = QSignalBlocker(self.search_box)  # no debounced search for the emptied box
+        self.search_box.clear()
+        del blocker
+        self._searching = False
 
     @property
     def searching(self) -> bool:
