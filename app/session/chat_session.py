@@ -26,6 +26,7 @@ from app.secrets.store import SecretStore
 from app.session import qt_asyncio
 from app.session.chat_actions import ChatActions
 from app.session.chat_settings_binding import ChatSettingsBinding
+from app.session.conversation_pages import show_conversations
 from app.session.conversation_views import ConversationViews
 from app.session.dialog_factories import add_provider_dialog, preferences_dialog
 from app.session.key_recheck import SendKeyRecheck, stored_key
@@ -48,7 +49,7 @@ from orchestration.messages import Message, UserMessage
 from tools.mcp import McpManager, McpServerSettings, ServerStatus, exposed_name, secret_entry
 from tools.mcp import summary as mcp_summary
 from widgets.conversation_display import leave_empty
-from widgets.conversation_list import ConversationItem, SearchHit
+from widgets.conversation_list import SearchHit
 from widgets.main_window import MainWindow
 from widgets.preferences_keys import KeyActions
 from widgets.preferences_schema import SettingsSchema
@@ -550,15 +551,8 @@ class ChatSession(QObject):
         self.window.menus.set_conversation_open(self.history is not None and self.conversation_id is not None)
         if self.history is None or self.window.conversations.searching:
             return
-        try:
-            listed = self.history.conversation_list()  # the light read: 10,000 rows at start (issue 17)
-        except StorageError as problem:
-            self.window.show_error_in_chat(str(problem))
-            return
-        running = self.controller.is_running
-        self.window.conversations.set_conversations(
-            [ConversationItem(c.id, c.title, c.updated_at, c.pinned, running(c.id)) for c in listed],
-            selected=self.conversation_id)
+        show_conversations(self.window.conversations, self.history, self.controller.is_running, self.conversation_id,
+                           self.window.show_error_in_chat)  # ids first, rows when shown (conversation_pages.py)
 
     def new_chat(self) -> None:
         if self.history is None and self.controller.running:  # without a database there is one conversation
@@ -699,7 +693,7 @@ class ChatSession(QObject):
         import asyncio
 
         from app.storage.exchange import import_conversation, read_export
-        from app.storage.export_fields import ignored_note
+        from app.storage.import_notes import import_note
 
         try:
             document = await asyncio.to_thread(read_export, path)
@@ -711,7 +705,7 @@ class ChatSession(QObject):
             return
         self.refresh_conversations()
         self.open_conversation(conversation_id)
-        note = ignored_note(document)  # fields a newer Parley added, left out
+        note = import_note(document)  # fields a newer Parley added, left out; attachment names cut
         imported = f"Imported “{document.conversation.title}” ({len(document.messages)} messages)."
         self.window.statusBar().showMessage(imported if note is None else f"{imported} {note}",
                                             5000 if note is None else 15000)

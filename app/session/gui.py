@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, cast
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from app.session import qt_asyncio, startup_trace, window_state
+from app.session import pyside_import, qt_asyncio, startup_trace, window_state
 from app.session.gui_thread_gc import GuiThreadCollector
 from widgets.main_window import MainWindow
 from widgets.theme import apply_theme
@@ -69,6 +69,7 @@ def build_window(data_dir: str | None = None, secrets: SecretStore | None = None
 
 
 def main(data_dir: str | None = None) -> int:
+    pyside_import.drop_feature_import()  # if the entry point has not (app/session/pyside_import.py)
     app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))  # instance() is a QApplication
     app.setApplicationName("Parley")
     app.setOrganizationName("Parley")

@@ -64,9 +64,11 @@ VERSION = (*FIRST_FRAME, "PySide6", "qasync")
 
 # The app modules the window's start imports before its first frame; the session's (settings, storage, the run
 # service) are imported after it.
-WINDOW_START_APP = ("app.cli", "app.cli.entry", "app.cli.cli_common", "app.errors", "app.cli.terminal_text",
-                    "app.session", "app.session.gui", "app.session.startup_trace", "app.session.gui_thread_gc",
-                    "app.session.qt_asyncio", "app.session.window_state", "app.paths")  # the saved window layout
+WINDOW_START_APP = ("app.cli", "app.cli.entry", "app.cli.cli_common", "app.cli.common_options", "app.errors",
+                    "app.cli.terminal_text", "app.session", "app.session.gui", "app.session.startup_trace",
+                    "app.session.gui_thread_gc", "app.session.qt_asyncio",
+                    "app.session.pyside_import",  # PySide6's import layer out
+                    "app.session.window_state", "app.paths")  # the saved window layout
 # The asyncio loop on Qt's (qasync) starts with the session, after the first frame (app/session/qt_asyncio.py).
 EVENT_LOOP = ("asyncio", "qasync")
 # Widgets the first frame does not show, built (and imported) when first needed (widgets/main_window.py), and
@@ -133,7 +135,7 @@ print(json.dumps(seen))
 # imported when the first frame has been painted, read where the window stamps it (app/session/startup_trace.py),
 # and when it is ready.
 ENTRY = r"""
-import gc, json, sys
+import gc, json, linecache, sys
 from app.session import startup_trace
 seen = {}
 automatic = []  # cycle collections started by the interpreter itself once the window's modules load
@@ -144,6 +146,7 @@ gc.callbacks.append(collection)
 stamp = startup_trace.mark
 def spy(event):
     seen.setdefault(event, sorted(sys.modules))
+    seen.setdefault(f"{event}_sources_read", sorted(linecache.cache))  # PySide6's __feature__ scan reads them
     stamp(event)
 startup_trace.mark = spy
 from app.cli import main
@@ -272,3 +275,14 @@ def test_parley_with_no_command_paints_before_it_imports_any_command_or_the_sess
     assert seen["automatic_collections"] == []
     assert _loaded(_top_level(seen["ready"]), ON_DEMAND) == []
     assert _loaded(set(seen["ready"]), NOT_AT_READY) == []
+
+
+def test_parley_with_no_command_imports_its_modules_without_reading_their_source(tmp_path):
+    """PySide6's ``__feature__`` import layer reads the source of every module imported after PySide6 (40 to 60
+    ms between the first frame and ready, and the lines kept in memory); the entry point takes it out before the
+    window's modules load (app/session/pyside_import.py)."""
+    seen = json.loads(_run(ENTRY, tmp_path, env_extra={"PARLEY_STARTUP_QUIT_AFTER": "0"}))
+    assert {"painted", "ready"} <= set(seen), "the window was never painted offscreen"
+    assert "app.session.chat_session" in seen["ready"]  # the session's modules were imported by then
+    for stage in ("painted", "ready"):
+        assert [name for name in seen[f"{stage}_sources_read"] if name.startswith(str(REPO))] == [], stage
