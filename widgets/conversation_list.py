@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -176,10 +176,8 @@ class ConversationList(QWidget):
     def leave_search(self) -> None:
         """New chat (button, File menu, Ctrl+N): empty the search box and leave search mode, so the list shows every
         conversation and the new chat appears in it once its first question is sent (docs/widgets.md)."""
-        self._debounce.stop()
-        blocker = QSignalBlocker(self.search_box)  # no debounced search for the emptied box
-        self.search_box.clear()
-        del blocker
+        self.search_box.clear()  # with its signals: blocked, the box kept showing its clear button
+        self._debounce.stop()  # the clear started it: no search for the emptied box comes after
         self._searching = False
 
     @property
