@@ -18,10 +18,11 @@ from typing import Any, TypeVar
 from app.attachments.store import AttachmentStore
 from app.storage import attachments as attachment_rows
 from app.storage.connection import Database
+from app.storage.damaged_values import damaged_event
 from app.storage.database import BUSY_TIMEOUT_S, open_database
 from app.storage.errors import guarded
 from app.storage.inserted import inserted_id
-from app.storage.integrity import MAX_TIME_MS, MIN_TIME_MS, DamagedDatabaseError, read_record
+from app.storage.integrity import MAX_TIME_MS, MIN_TIME_MS, DamagedDatabaseError, check_value, read_record
 from app.storage.records import (
     AttachmentRecord,
     Conversation,
@@ -189,6 +190,8 @@ class History:
                 "SELECT id, title, updated_at, pinned FROM conversations WHERE archived = 0 AND id IN "
                 f"({', '.join('?' * len(chunk))})", chunk).fetchall()
             for cid, title, updated_at, pinned in rows:
+                if type(title) is bytes:  # damaged by another program: shown marked (damaged_values.py)
+                    title = check_value(self.path, "conversations", "title", title, cid)
                 if not (type(cid) is int and type(title) is str and type(updated_at) is int
                         and MIN_TIME_MS <= updated_at <= MAX_TIME_MS and pinned in (0, 1)):
                     self._damaged_listed_rows(raise_=True)
@@ -407,6 +410,9 @@ class History:
         rows = self.db.execute("SELECT seq, event FROM run_events WHERE run_id = ? ORDER BY seq", [run_id])
         events = []
         for seq, event in rows:
+            if isinstance(event, bytes):
+                events.append(damaged_event(self.path, run_id, seq, event))
+                continue
             try:
                 events.append(loads_bounded(event, what="a stored event"))
             except (ValueError, TypeError) as exc:
