@@ -17,13 +17,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from orchestration.stored_events import DAMAGED_KEY
+
 __all__ = ["DAMAGED_EVENT", "DAMAGED_MARK", "damaged_count", "damaged_event", "forget", "listen", "note_damaged",
            "notice", "shown_text"]
 
 # The visible mark in front of a damaged value (named in docs/storage.md).
 DAMAGED_MARK = "[damaged value] "
-# The type of the event shown for a stored run event that is a BLOB: no reader knows it, so the run trace skips
-# it and names it in its "could not be read" note, and the rest of the run shows.
+# The type of the event read for a stored run event that is a BLOB; with DAMAGED_KEY set, the run trace skips it
+# and names it in its "could not be read" note (orchestration/stored_events.py), and the rest of the run shows.
 DAMAGED_EVENT = "damaged"
 
 _seen: dict[Path, set[tuple[str, object, str]]] = {}
@@ -38,7 +40,7 @@ def shown_text(data: bytes) -> str:
 def damaged_event(path: Path, run_id: str, seq: int, data: bytes) -> dict[str, Any]:
     """The event read for a BLOB in run_events.event (noted once)."""
     note_damaged(path, "run_events", (run_id, seq), "event")
-    return {"type": DAMAGED_EVENT, "run_id": run_id, "seq": seq, "content": shown_text(data)}
+    return {"type": DAMAGED_EVENT, DAMAGED_KEY: True, "run_id": run_id, "seq": seq, "content": shown_text(data)}
 
 
 def note_damaged(path: Path, table: str, row_id: object, column: str) -> None:
@@ -70,9 +72,8 @@ def notice(path: Path | None = None) -> str | None:
     count = damaged_count(path)
     if not count:
         return None
-    values = "value was" if count == 1 else "values were"
-    return (f"{count} damaged {values} found in the history (stored as bytes, not text) and shown marked "
-            f"\"{DAMAGED_MARK.strip()}\"; the rest of the history is unaffected.")
+    values = "value" if count == 1 else "values"
+    return f"{count} damaged {values} shown as \"{DAMAGED_MARK.strip()}\"; the rest of the history is intact."
 
 
 def forget(path: Path | None = None) -> None:

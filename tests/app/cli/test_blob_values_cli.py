@@ -12,7 +12,7 @@ from app.storage.damaged_values import DAMAGED_MARK
 from tests.app.cli.test_damaged_history_cli import parley
 from tests.app.storage.test_blob_values import blob_history
 
-NOTE = "parley: note: 1 damaged value was found in the history"
+NOTE = "parley: note: 1 damaged value shown as \"[damaged value]\"; the rest of the history is intact."
 
 
 def test_a_blob_title_leaves_list_search_and_export_working(parley_home):

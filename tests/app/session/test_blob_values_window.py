@@ -34,14 +34,15 @@ def test_blob_values_affect_only_themselves_in_the_window(qtbot, parley_home):
     titles = [window.conversations.model.index(row, 0).data() for row in range(3)]
     assert any(t.startswith(DAMAGED_MARK + "\ufffd\ufffdTrip") for t in titles), titles
     assert any(t.startswith("Garden plans") for t in titles) and any(t.startswith("Recipes") for t in titles)
-    qtbot.waitUntil(lambda: "1 damaged value was found" in window.statusBar().currentMessage())
+    qtbot.waitUntil(lambda: "1 damaged value shown as" in window.statusBar().currentMessage())
     session.open_conversation(ids["texted"])
     window.chat_view.flush()
     shown = window.chat_view.toPlainText()
     assert session.conversation_id == ids["texted"]
     assert DAMAGED_MARK + "\ufffd\ufffd" in shown and "Tomatoes soup." in shown, shown
     assert "is damaged" not in shown
-    qtbot.waitUntil(lambda: "3 damaged values were found" in window.statusBar().currentMessage())
+    assert "1 saved event that could not be read (damaged in the history file)" in shown, shown
+    qtbot.waitUntil(lambda: "3 damaged values shown as" in window.statusBar().currentMessage())
     window.grab().save(str(parley_home / "blob-window.png"))
     session.history.close()
     window.close()
