@@ -1,7 +1,8 @@
 """The ``parley`` command: argument parsing and dispatch to the subcommands.
 
 Exit codes: 0 success, 1 a provider or run error, or a problem with the disk, the database, the settings
-file or the keyring (with a one-line reason on stderr), 2 bad usage, 130 interrupted.
+file or the keyring (with a one-line reason on stderr), 2 bad usage, 130 interrupted, 141 the reader of the
+output went away (app/cli/closed_output.py).
 """
 
 from __future__ import annotations
@@ -299,8 +300,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     stored text can hold terminal control sequences."""
     from app.cli.terminal_text import safe_output
 
-    with safe_output():
-        return _main(argv)
+    try:
+        with safe_output():
+            return _main(argv)
+    except BrokenPipeError:  # the reader left (`parley ... | head`): nobody to tell, end quietly
+        from app.cli.closed_output import quiet_after_closed_output
+
+        return quiet_after_closed_output()
 
 
 def _main(argv: Sequence[str] | None) -> int:
