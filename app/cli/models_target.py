@@ -27,13 +27,13 @@ def _one_off(args: argparse.Namespace) -> bool:
 def models_provider(args: argparse.Namespace, settings: Settings) -> ProviderConfig:
     """Raises UsageError for an unknown name, contradicting flags or a missing key."""
     name = args.provider
-    if name and _one_off(args):
-        raise UsageError("--provider cannot be combined with --preset, --base-url or --kind")
     if name:
         entry = settings.provider(name)
-        if entry is None and name in PRESETS:
+        if entry is None and name in PRESETS and not args.preset:  # the alias of --preset it was before
             args.preset = name
             return provider_from_args(args)
+        if entry is not None and _one_off(args):
+            raise UsageError("--provider cannot be combined with --preset, --base-url or --kind")
         if entry is None:
             known = ", ".join(p.id for p in settings.providers) or "none yet (see `parley providers add`)"
             raise UsageError(f"there is no provider {name!r}; configured: {known}; or name a preset with "
