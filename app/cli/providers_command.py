@@ -104,15 +104,16 @@ def _key_state(args: argparse.Namespace, name: str) -> str:
 
 def _list(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    rows = [{"id": p.id, "kind": p.kind, "preset": p.preset, "base_url": p.base_url, "default_model": p.default_model,
-             "default": p.id == settings.default_provider, "key": _key_state(args, p.id),
-             "key_required": key_required(p)} for p in settings.providers]
+    rows: list[dict[str, Any]] = [
+        {"id": p.id, "kind": p.kind, "preset": p.preset, "base_url": p.base_url, "default_model": p.default_model,
+         "default": p.id == settings.default_provider, "key": _key_state(args, p.id),
+         "key_required": key_required(p)} for p in settings.providers]
     empty = "No providers yet. Add one with: parley providers add NAME --base-url URL --model M"
     if printed_json_or_empty(rows, as_json=args.json, empty=empty):
         return EXIT_OK
     table = [("  NAME", "KIND", "KEY", "MODEL", "BASE URL")]
-    table += [(("* " if r["default"] else "  ") + r["id"], r["kind"], _key_cell(r), r["default_model"] or "-",
-               r["base_url"]) for r in rows]
+    table += [(("* " if r["default"] else "  ") + str(r["id"]), str(r["kind"]), _key_cell(r),
+               str(r["default_model"] or "-"), str(r["base_url"])) for r in rows]
     widths = [max(len(line[i]) for line in table) for i in range(4)]
     for line in table:
         print("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=False)) + "  " + line[4])
