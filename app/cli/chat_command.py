@@ -19,7 +19,7 @@ from app.cli.cli_approval import cli_approver, is_interactive
 from app.cli.cli_budget import check_budget
 from app.cli.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from app.cli.cli_context import open_history, paths_from_args, secret_store, settings_from_args
-from app.cli.cli_input import read_text, require_text
+from app.cli.cli_input import prompt_from_stdin, require_text
 from app.cli.cli_interrupt import Interrupts
 from app.cli.cli_output import JsonLinesPrinter, TerminalPrinter
 from app.cli.provider_args import api_key_from_env, provider_from_args
@@ -56,7 +56,7 @@ def read_prompt(args: argparse.Namespace) -> str | None:
     if prompt is None:
         if sys.stdin is None or sys.stdin.closed:
             raise UsageError("no prompt given and standard input is closed")
-        prompt = read_text(sys.stdin, "the prompt on standard input")
+        prompt = prompt_from_stdin(sys.stdin)
     if not prompt.strip():
         raise UsageError("the prompt is empty: pass it as an argument or on standard input")
     return prompt

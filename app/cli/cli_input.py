@@ -4,10 +4,15 @@ option that is sent to the provider.
 Python hands such bytes over as lone surrogates (``surrogateescape``), or fails to read standard input at all
 when its encoding is strict. Sent on, they fail deep in the HTTP layer with a traceback; here they are refused
 as bad usage (exit 2) with the place and the byte, before anything is saved or sent.
+
+``prompt_from_stdin`` also reads the prompt as a user gives it: on a terminal it first says how to end it (else
+parley seems to hang), and the line breaks that end the input (``echo``'s newline, the Enter before Ctrl+D) are
+not part of the question; everything before them is kept as typed.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TextIO
 
 from app.cli.cli_common import UsageError
@@ -39,3 +44,13 @@ def read_text(stream: TextIO, what: str) -> str:
         raise UsageError(f"{what} is not valid UTF-8 text (the byte 0x{exc.object[exc.start]:02x} at byte "
                          f"{exc.start + 1}); {FIX}") from None
     return require_text(text, what) or ""
+
+
+TERMINAL_HINT = "Type your message; end it with Ctrl+D on a line of its own (Ctrl+C cancels)."
+
+
+def prompt_from_stdin(stream: TextIO, hint_to: TextIO | None = None) -> str:
+    """The prompt on ``stream`` without the line breaks that end it; UsageError when it is not UTF-8 text."""
+    if stream.isatty():
+        print(TERMINAL_HINT, file=hint_to or sys.stderr, flush=True)
+    return read_text(stream, "the prompt on standard input").rstrip("\r\n")

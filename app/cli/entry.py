@@ -168,7 +168,9 @@ def _add_chat_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                                                         "saved unless --no-save",
                           description="Send a prompt (or standard input) and stream the answer. The conversation "
                                       "is saved in the history (see `parley history`) unless --no-save is given.")
-    chat.add_argument("prompt", nargs="?", help="the message; read from standard input when absent")
+    chat.add_argument("prompt", nargs="?", help="the message; read from standard input when absent (on a "
+                                                "terminal: end it with Ctrl+D; the line breaks that end it are "
+                                                "not sent)")
     chat.add_argument("--provider", metavar="NAME",
                       help="a provider from `parley providers list`, with its key from the keyring (default: the "
                            "default provider, unless --preset, --base-url or --kind is given)")
