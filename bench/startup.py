@@ -13,6 +13,8 @@ with a data folder made for the run and a generated history of 1,000 and of 10,0
   and VmRSS is read 1 s after the answer ends (``PARLEY_STARTUP_DRIVE``, app/session/startup_drive.py);
 - the conversation list with 10,000 rows: the time to fill it and the scroll steps (a page per step, each
   step set and repainted synchronously), beside a QListWidget with an item per row (the list before issue 17);
+  and the window's list as it shows the 10,000-conversation history: the ids in order at once, each block of
+  rows read when first painted (the steps include those reads);
 - the CLI: ``parley --version`` and ``parley tools list`` against ``python -c "import json"`` (target: at most
   twice that plus 100 ms), and ``parley chat`` to the first byte of its request on a loopback server.
 
@@ -135,6 +137,16 @@ baseline.setItemDelegate(ConversationDelegate(baseline))
 result = {"rows": count,
           "parley_model_view": measure(model_view, model_view.list, lambda: model_view.set_conversations(items)),
           "baseline_widget_items": measure(baseline, baseline, lambda: widget_per_row_fill(baseline))}
+if len(sys.argv) > 2:  # the window's list from a real history: the ids at once, each block of rows when scrolled to
+    from pathlib import Path
+    from app.session.conversation_pages import show_conversations
+    from app.storage import History
+    history = History.open(Path(sys.argv[2]))
+    paged = ConversationList()
+    result["parley_window_list"] = measure(paged, paged.list, lambda: show_conversations(
+        paged, history, lambda _cid: False, None, sys.stderr.write))
+    result["parley_window_list"]["rows"] = paged.model.rowCount()
+    result["parley_window_list"]["rows_read"] = sum(1 for cid in paged.ids_in_order() if paged.model.listed(cid))
 print(json.dumps(result))
 """
 
@@ -400,9 +412,14 @@ def memory_after_answer(env: dict[str, str], work: Path) -> dict[str, float]:
         server.close()
 
 
-def scroll_list(env: dict[str, str], rows: int) -> dict[str, object]:
-    out = subprocess.run([sys.executable, "-c", SCROLL_LIST, str(rows)], env=env, cwd=REPO, capture_output=True,
-                         text=True)
+def scroll_list(env: dict[str, str], rows: int, home: Path | None = None) -> dict[str, object]:
+    """The list's fill and scroll steps with ``rows`` conversations; with ``home`` (a history of as many) also the
+    window's list as it reads that history, a page at a time."""
+    database = [] if home is None else [subprocess.run(
+        [sys.executable, "-c", "from app.paths import resolve_paths; print(resolve_paths().database)"],
+        env={**env, "PARLEY_HOME": str(home)}, cwd=REPO, check=True, capture_output=True, text=True).stdout.strip()]
+    out = subprocess.run([sys.executable, "-c", SCROLL_LIST, str(rows), *database], env=env, cwd=REPO,
+                         capture_output=True, text=True)
     if out.returncode != 0:  # the child's own error, not only its exit status
         raise RuntimeError(f"the list benchmark failed (exit {out.returncode}): {out.stderr[-3000:]}")
     return json.loads(out.stdout)
@@ -503,7 +520,8 @@ def main() -> None:
             if "memory" not in skip and size == 1000:
                 result["memory_1000"] = {**idle_memory(home, env, work), **memory_after_answer(env, work)}
         if "scroll" not in skip:
-            result["list_10000"] = scroll_list(env, 10_000)
+            home = work / "home-10000"
+            result["list_10000"] = scroll_list(env, 10_000, home if home.exists() else None)
         if "cli" not in skip:
             result["cli"] = cli_pairs(env, args.repeat)
         if "chat" not in skip:

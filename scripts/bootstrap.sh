@@ -5,12 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
-# Qt's xcb/offscreen platforms, fonts, Xvfb for screenshots, D-Bus + gnome-keyring for the Secret Service tests,
-# a C++ compiler and cmake to build llama.cpp (the built-in engine) once.
+# Qt's xcb/offscreen platforms, fonts (Noto Color Emoji: without it the emoji models write show as empty boxes,
+# user pass 4), Xvfb for screenshots, D-Bus + gnome-keyring for the Secret Service tests, a C++ compiler and
+# cmake to build llama.cpp (the built-in engine) once.
 DEB_PACKAGES="python3-venv libegl1 libgl1 libfontconfig1 libfreetype6 libglib2.0-0 libdbus-1-3 libxkbcommon0
  libxkbcommon-x11-0 libx11-6 libx11-xcb1 libxcb1 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0
  libxcb-render-util0 libxcb-randr0 libxcb-shape0 libxcb-xfixes0 libxcb-xkb1 libxcb-sync1 libxcb-glx0 libxcb-shm0
- libxcb-render0 libxcb-util1 fonts-dejavu-core xvfb xauth dbus dbus-bin gnome-keyring libsecret-tools
+ libxcb-render0 libxcb-util1 fonts-dejavu-core fonts-noto-color-emoji xvfb xauth dbus dbus-bin gnome-keyring libsecret-tools
  build-essential cmake"
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then

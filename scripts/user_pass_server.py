@@ -12,6 +12,11 @@ Run: ``python scripts/user_pass_server.py PORT``. ``GET /v1/models`` lists one m
 - ``badtool``: a tool call whose arguments are not JSON
 - ``slow``: 200 words, one every 0.1 s (time to press Stop)
 - ``calc``: a valid ``calculate`` call (6*7); once its result is back, an answer quoting it (for approval prompts)
+- ``table``: a markdown table of 2,000 rows and 20 columns
+- ``lists``: bullet lists nested 200 levels deep
+- ``code50k``: a Python code block of 50,000 lines
+- ``rtl``: Arabic and Hebrew paragraphs mixed with English, and emoji (ZWJ sequences, flags, skin tones)
+- ``storm``: 25 tool calls in every answer (the calculator), again after each tool turn
 - anything else: a short markdown answer that quotes the question's first 60 characters
 
 Only for trying the window by hand; the tests use tests/support/loopback.py.
@@ -79,6 +84,29 @@ def _answer(request: dict[str, Any]) -> list[tuple[bytes, float]]:
         return [(_frame(call), 0.0), (_frame({}, "tool_calls"), 0.0)]
     if "slow" in word:
         return [(_frame({"content": f"word{i} "}), 0.1) for i in range(200)]
+    if "table" in word:
+        head = "| " + " | ".join(f"col {c}" for c in range(20)) + " |\n|" + "---|" * 20 + "\n"
+        rows = "".join("| " + " | ".join(f"r{r}c{c}" for c in range(20)) + " |\n" for r in range(2000))
+        return _text_frames("A big table:\n\n" + head + rows, piece=4096)
+    if "lists" in word:
+        return _text_frames("Nested lists:\n\n" + "".join("  " * d + f"- item at depth {d}\n" for d in range(200)),
+                            piece=2048)
+    if "code50k" in word:
+        code = "".join(f"value_{i} = {i} * 2  # line {i}\n" for i in range(50_000))
+        return _text_frames("Here is the code:\n\n```python\n" + code + "```\n\nThat was all of it.", piece=65536)
+    if "rtl" in word:
+        return _text_frames("English first. \u0645\u0631\u062d\u0628\u0627 \u0628\u0627\u0644\u0639\u0627\u0644\u0645 "
+                            "(Arabic), \u05e9\u05dc\u05d5\u05dd \u05e2\u05d5\u05dc\u05dd (Hebrew) and back.\n\n"
+                            "\u0647\u0630\u0627 \u0633\u0637\u0631 \u0639\u0631\u0628\u064a \u0643\u0627\u0645\u0644 "
+                            "\u0645\u0639 123 \u0623\u0631\u0642\u0627\u0645.\n\n"
+                            "Emoji: \U0001F469\u200d\U0001F469\u200d\U0001F467 family, \U0001F1EF\U0001F1F5 flag, "
+                            "\U0001F44D\U0001F3FD thumbs, \U0001F9D1\u200d\U0001F4BB coder.\n")
+    if "storm" in word:
+        turns = sum(1 for m in request.get("messages", []) if m.get("role") == "tool")
+        calls = [{"index": i, "id": f"call_{turns}_{i}", "type": "function",
+                  "function": {"name": "calculate", "arguments": json.dumps({"expression": f"{i}+{turns}"})}}
+                 for i in range(25)]
+        return [(_frame({"tool_calls": calls}), 0.0), (_frame({}, "tool_calls"), 0.0)]
     asked = question[:60].replace("*", "")
     return _text_frames(f"## Answer\n\nYou asked: *{asked}*\n\n- one\n- two\n\n```python\nprint(42)\n```\n")
 

@@ -12,11 +12,12 @@ Each message's place in the document is kept (``message_at``, ``message_rect``) 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
 
-from PySide6.QtCore import QEvent, QRect, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QMimeData, QRect, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
@@ -41,6 +42,13 @@ from widgets.markdown_document import COPY_URL, DARK, LIGHT, QUOTE_BARS, code_at
 from widgets.markdown_render import StreamingMarkdown, append_markdown
 from widgets.message_attachments import SCHEME as ATTACHMENT_SCHEME
 from widgets.message_attachments import AttachmentView, ImageViewer, insert_attachments
+from widgets.render_limits import (
+    LOADING_NOTE_CHARS,
+    LayoutBudget,
+    copied_without_breaks,
+    more_chars_note,
+    show_loading,
+)
 from widgets.safe_text import SafeDocument, visible_controls
 from widgets.tool_chip_text import ToolChip, write_chip
 
@@ -76,6 +84,14 @@ class ChatMessage:
     footer: str = ""  # an answer's tokens and cost (widgets/cost_text.py), in small type under it
     footer_detail: str = ""  # the footer's tooltip
     error: str = ""  # why an answer with status "error" was cut off (the stored run's error), when known
+
+
+def no_text_notice(hidden_calls: int) -> str:
+    """The line under an answer that has no text and nothing else to show (user pass 4: a header alone)."""
+    if hidden_calls:
+        calls = f"{hidden_calls} tool call{'s' if hidden_calls != 1 else ''}"
+        return f"No text in this answer: the model asked for {calls} (the run inspector, Ctrl+I, lists them)."
+    return "No text in this answer: the model sent none."
 
 
 def cut_off_notice(reason: str) -> str:
@@ -162,6 +178,8 @@ class ChatView(QTextBrowser):
         self._click_position: int | None = None  # where the last mouse click landed, for a code block's Copy
         self.viewer: ImageViewer | None = None  # the attached image opened last
         self._bars_from = 0  # the block the last quote-bar paint started at
+        self._budget: LayoutBudget | None = None  # set while a history message is drawn
+        self._held_size: QSize | None = None  # the size before ``one_layout`` began, while it holds
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
 
     def set_dark(self, dark: bool) -> None:
@@ -246,6 +264,8 @@ class ChatView(QTextBrowser):
         self._streaming = self._redraw_after_answer = False
         self._history = list(messages)
         self._shown_from = max(0, len(messages) - PAGE_SIZE)
+        if sum(len(m.text) for m in messages[self._shown_from:]) > LOADING_NOTE_CHARS:
+            show_loading(self)
         self._rebuild()
         self.scroll_to_bottom()
 
@@ -281,11 +301,20 @@ class ChatView(QTextBrowser):
             self._render_message(self._history[index], index)
 
     def _render_message(self, message: ChatMessage, index: int) -> None:
+        self._budget = LayoutBudget()  # how much of a huge message is laid out (widgets/render_limits.py)
+        try:
+            self._render_budgeted(message, index)
+        finally:
+            self._budget = None
+
+    def _render_budgeted(self, message: ChatMessage, index: int) -> None:
         self._mark_start(index)
         if message.role == "user":
             self._header("You", message)
             self._attachments(message.attachments)
             self._markdown(message.text)
+            if self._budget is not None and self._budget.hidden:
+                self._notice(more_chars_note(self._budget.hidden))
         elif message.role == "assistant":
             self._header("Assistant", message)
             position = 0
@@ -296,6 +325,11 @@ class ChatView(QTextBrowser):
                 if chip.visibility != "hidden":
                     self._insert_chip(chip)
             self._markdown(message.text[position:])
+            if self._budget is not None and self._budget.hidden:
+                self._notice(more_chars_note(self._budget.hidden))
+            if (message.status == "complete" and not message.text.strip()
+                    and all(chip.visibility == "hidden" for chip in message.tools)):
+                self._notice(no_text_notice(len(message.tools)))
             if message.status == "interrupted":
                 self._notice("Stopped: the answer above is partial.")
             elif message.status == "error":
@@ -567,6 +601,8 @@ class ChatView(QTextBrowser):
         return self.viewer
 
     def _markdown(self, text: str) -> None:
+        if self._budget is not None:
+            text = self._budget.take(text)
         if text.strip():
             append_markdown(self.document(), text)
 
@@ -636,6 +672,10 @@ class ChatView(QTextBrowser):
             return False
         QGuiApplication.clipboard().setText(code)
         return True
+
+    def createMimeDataFromSelection(self) -> QMimeData:
+        """A copied selection, without the break opportunities added to long runs (widgets/render_limits.py)."""
+        return copied_without_breaks(self.document(), super().createMimeDataFromSelection())
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         self._click_position = self.cursorForPosition(event.position().toPoint()).position()
@@ -742,9 +782,26 @@ class ChatView(QTextBrowser):
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
 
+    @contextmanager
+    def one_layout(self) -> Iterator[None]:
+        """Width changes inside are laid out once, at the end: the inspector drawer making room changed the
+        chat's width 4 to 6 times, each a layout of the whole page (seconds for a heavy one: user pass 4)."""
+        if self._held_size is not None:
+            yield
+            return
+        self._held_size = self.size()
+        try:
+            yield
+        finally:
+            before, self._held_size = self._held_size, None
+            if self.size() != before:
+                self.resizeEvent(QResizeEvent(self.size(), before))
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         """A chat at its bottom stays there when its width changes (the inspector drawer opening or closing,
         the window resized): the text wraps anew and the old scroll position would leave it part way up."""
+        if self._held_size is not None:
+            return  # laid out when ``one_layout`` ends
         pinned = self._at_bottom()  # before the text is laid out at the new width
         super().resizeEvent(event)
         if pinned:

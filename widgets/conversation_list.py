@@ -3,14 +3,16 @@ new / rename / delete / pin actions.
 
 It only shows what it is given and asks for changes through signals; the app reads and writes the database.
 The rows are a list model (widgets/conversation_model.py) in a ``QListView`` with rows of one height, so a
-history of 10,000 conversations fills and scrolls without a stall.
+history of 10,000 conversations fills and scrolls without a stall; the window's list starts from the
+conversations' ids alone and reads a row when it is first shown (``show_order``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -25,12 +27,19 @@ from PySide6.QtWidgets import (
 )
 
 from widgets.conversation_delegate import ConversationDelegate
-from widgets.conversation_model import ANSWERING_TEXT, ID_ROLE, ConversationItem, ConversationModel, SearchHit
+from widgets.conversation_model import (
+    ANSWERING_TEXT,
+    ID_ROLE,
+    ConversationItem,
+    ConversationModel,
+    ConversationRows,
+    SearchHit,
+)
 from widgets.icons import icon
 
 SEARCH_DEBOUNCE_MS = 200
 
-__all__ = ["ANSWERING_TEXT", "ID_ROLE", "ConversationItem", "ConversationList", "SearchHit"]
+__all__ = ["ANSWERING_TEXT", "ID_ROLE", "ConversationItem", "ConversationList", "ConversationRows", "SearchHit"]
 
 
 RENAME_DIALOG_MIN_WIDTH_PX = 320  # the title field; it makes the dialog wide enough for its title
@@ -89,7 +98,7 @@ class ConversationList(QWidget):
         self.setObjectName("conversationList")
         self._confirm_delete = confirm_delete
         self._ask_title = ask_title
-        self._items: dict[int, ConversationItem] = {}
+        self._reader: ConversationRows | None = None  # also answers for conversations whose row is not read yet
         self._searching = False
 
         self.new_button = QPushButton(icon("new-chat"), "New chat")
@@ -118,6 +127,9 @@ class ConversationList(QWidget):
         self._debounce.setInterval(SEARCH_DEBOUNCE_MS)
         self._debounce.timeout.connect(lambda: self.search_changed.emit(self.search_box.text().strip()))
         self.search_box.textChanged.connect(lambda _text: self._debounce.start())
+        # keyboard only (user pass 4): Down goes from the search box into the list, Enter opens the first row
+        self.search_box.returnPressed.connect(self._open_first)
+        self.search_box.installEventFilter(self)
 
         top = QHBoxLayout()
         top.addWidget(self.new_button)
@@ -132,11 +144,28 @@ class ConversationList(QWidget):
     def set_conversations(self, items: list[ConversationItem], selected: int | None = None) -> None:
         """Show conversations, pinned first, then the most recently updated."""
         self._searching = False
-        self._items = {item.id: item for item in items}
+        self._reader = None
         self.model.set_conversations(items)
+        self._select(selected)
+
+    def show_order(self, ids: list[int], reader: ConversationRows, selected: int | None = None) -> None:
+        """Show conversations by their ids, in the list's order (pinned first, then the most recently updated);
+        each row is read from ``reader`` when it is first shown."""
+        self._searching = False
+        self._reader = reader
+        self.model.set_order(ids, reader)
+        self._select(selected)
+
+    def _select(self, selected: int | None) -> None:
         row = None if selected is None else self.model.row_of(selected)
         if row is not None:
             self.list.setCurrentIndex(self.model.index(row, 0))
+
+    def _item(self, conversation_id: int) -> ConversationItem | None:
+        item = self.model.listed(conversation_id)
+        if item is None and self._reader is not None:
+            item = next(iter(self._reader.rows([conversation_id])), None)
+        return item
 
     def set_search_results(self, hits: list[SearchHit]) -> None:
         self._searching = True
@@ -152,6 +181,24 @@ class ConversationList(QWidget):
 
     def ids_in_order(self) -> list[int]:
         return self.model.ids_in_order()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (watched is self.search_box and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent)
+                and event.key() == Qt.Key.Key_Down and self.model.rowCount() > 0):
+            self.list.setFocus(Qt.FocusReason.TabFocusReason)
+            if not self.list.currentIndex().isValid():
+                self.list.setCurrentIndex(self.model.index(0, 0))
+            return True
+        return super().eventFilter(watched, event)
+
+    def _open_first(self) -> None:
+        """Enter in the search box: the row shown first (the best hit while searching) is opened."""
+        if self._debounce.isActive():  # the results of what was just typed come first
+            self._debounce.stop()
+            self.search_changed.emit(self.search_box.text().strip())
+        if self.model.rowCount() > 0:
+            self.list.setCurrentIndex(self.model.index(0, 0))
+            self._activated(self.model.index(0, 0))
 
     # --- actions ------------------------------------------------------------------------------------
     def _activated(self, index: QModelIndex) -> None:
@@ -169,7 +216,7 @@ class ConversationList(QWidget):
             return
         menu = QMenu(self)
         rename = menu.addAction("Rename…")
-        item = self._items.get(conversation_id)
+        item = self._item(conversation_id)
         pin = menu.addAction("Unpin" if item and item.pinned else "Pin")
         delete = menu.addAction("Delete…")
         chosen = menu.exec(self.list.mapToGlobal(point))
@@ -181,12 +228,12 @@ class ConversationList(QWidget):
             self.request_delete(conversation_id)
 
     def request_rename(self, conversation_id: int) -> None:
-        item = self._items.get(conversation_id)
+        item = self._item(conversation_id)
         title = self._ask_title(self, item.title if item else "")
         if title:
             self.rename_requested.emit(conversation_id, title)
 
     def request_delete(self, conversation_id: int) -> None:
-        item = self._items.get(conversation_id)
+        item = self._item(conversation_id)
         if self._confirm_delete(self, item.title if item else "this conversation"):
             self.delete_requested.emit(conversation_id)

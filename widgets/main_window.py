@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from widgets.chat_view import ChatView
 from widgets.composer import Composer
 from widgets.conversation_list import ConversationList
+from widgets.dialog_focus import return_focus_after_dialogs
 from widgets.drawer_space import CHAT_MIN_WIDTH, SIDE_MIN_WIDTH, drawer_space
 from widgets.menu_bar import WindowMenus
 from widgets.qt_present import present
@@ -141,6 +142,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        return_focus_after_dialogs(self)  # the keyboard comes back after a dialog, even with no window manager
         self.setWindowTitle("Parley")
         self.resize(1280, 820)
         self.conversations = ConversationList()
@@ -388,6 +390,10 @@ class MainWindow(QMainWindow):
             self._give_back_drawer_room()
 
     def _open_drawer(self, *, grow: bool = True) -> None:
+        with self.chat_view.one_layout():  # the chat is laid out once for all the width changes below
+            self._make_drawer_room(grow=grow)
+
+    def _make_drawer_room(self, *, grow: bool) -> None:
         """Show the inspector with room for it (widgets/drawer_space.py): the window grows if the screen allows,
         else the drawer takes a bounded share and the right panes give way; the sidebar and chat stay usable."""
         if self.inspector.isFloating():  # a window of its own: nothing here needs to make room
@@ -423,6 +429,11 @@ class MainWindow(QMainWindow):
         """The drawer closed: the window shrinks back if it grew for it, and hidden panes come back."""
         if self._before_drawer is None:
             return
+        with self.chat_view.one_layout():
+            self._restore_drawer_room()
+
+    def _restore_drawer_room(self) -> None:
+        assert self._before_drawer is not None
         grown_to, before, sizes, panes_shown = self._before_drawer
         self._before_drawer = None
         if self.width() == grown_to and before != grown_to:

@@ -40,6 +40,15 @@ from PySide6.QtGui import (
     QTextTableFormat,
 )
 
+from widgets.render_limits import (
+    CODE_HIGHLIGHT_MAX_LINES,
+    CODE_MAX_LINES,
+    more_lines_note,
+    more_rows_note,
+    table_rows_shown,
+    with_breaks,
+    without_breaks,
+)
 from widgets.safe_text import visible_controls
 
 if TYPE_CHECKING:  # the parser (pyromark) and the math renderer (QtSvg) load with the first answer drawn
@@ -50,6 +59,7 @@ CODE_FRAME = QTextFormat.Property.UserProperty.value + 2  # frame property: a co
 CODE_LABEL = QTextFormat.Property.UserProperty.value + 3  # block property: a code block's label line (not code)
 QUOTE_BARS = QTextFormat.Property.UserProperty.value + 4  # block property: "x,x,..." where the view draws quote bars
 MATH_SOURCE = QTextFormat.Property.UserProperty.value + 5  # image property: the LaTeX an image was drawn from
+CODE_FULL = QTextFormat.Property.UserProperty.value + 6  # frame property: a code block's whole code, when cut
 COPY_URL = "parley-copy:code"  # the Copy link of a code block; the view finds the block from where it was clicked
 
 LIST_INDENT_PX = 24
@@ -275,7 +285,14 @@ class _Builder:
         if self.free or self.after_display:  # text outside any block element, or after display math
             self.after_display = False
             self.new_block(self.block_format("paragraph"))
-        self.cursor.insertText(visible_controls(text), self.char_format(code))
+        self.cursor.insertText(self.breakable(visible_controls(text)), self.char_format(code))
+
+    def breakable(self, text: str) -> str:
+        """``text`` with break opportunities in a long unbroken run (widgets/render_limits.py)."""
+        shown = with_breaks(text)
+        if shown is not text:
+            self.document.soft_breaks = True  # type: ignore[attr-defined]  # copies take them out again
+        return shown
 
     def math(self, latex: str, display: bool) -> None:
         from widgets.math_render import math_image
@@ -368,17 +385,26 @@ class _Builder:
         self.cursor.setBlockFormat(self.block_format("label"))
         self.cursor.insertText(f"{language or 'code'}    ", label)
         self.cursor.insertText("Copy", copy)
-        code_block = self.block_format("code", language)
         code_char = QTextCharFormat()
         code_char.setFontFamilies([self.fixed_family])
         code_char.setFontFixedPitch(True)
         lines = code.split("\n")
         if len(lines) > 1 and lines[-1] == "":
             lines.pop()
+        # a long block goes without colours, and only its first lines are laid out (widgets/render_limits.py)
+        code_block = self.block_format("code", language if len(lines) <= CODE_HIGHLIGHT_MAX_LINES else "")
+        hidden = len(lines) - CODE_MAX_LINES
+        if hidden > 0:
+            frame_format.setProperty(CODE_FULL, "\n".join(lines))
+            frame.setFrameFormat(frame_format)
+            lines = lines[:CODE_MAX_LINES]
         for line in lines:
             self.cursor.insertBlock(code_block, code_char)
             if line:
-                self.cursor.insertText(visible_controls(line), code_char)
+                self.cursor.insertText(self.breakable(visible_controls(line)), code_char)
+        if hidden > 0:
+            self.cursor.insertBlock(self.block_format("label"), label)
+            self.cursor.insertText(more_lines_note(hidden), label)
         self.leave_frame(frame)
 
     def table_block(self, table_tokens: list[Token], alignments: tuple[str, ...]) -> None:
@@ -399,6 +425,10 @@ class _Builder:
         columns = max(1, len(alignments), *(len(r) for r in rows)) if rows else 1
         if not rows:
             return
+        shown_rows = table_rows_shown(columns)
+        hidden = len(rows) - (shown_rows + 1)  # the header and the first rows are laid out
+        if hidden > 0:
+            rows = rows[:shown_rows + 1]
         table_format = QTextTableFormat()
         table_format.setWidth(QTextLength(QTextLength.Type.PercentageLength, 100))
         table_format.setBorder(1)
@@ -436,6 +466,9 @@ class _Builder:
         self.containers, self.margin, self.quote_level = saved
         self.cursor = outer
         self.leave_frame(table)
+        if hidden > 0:
+            self.new_block(self.block_format("paragraph"))
+            self.cursor.insertText(more_rows_note(hidden), self.char_format())
 
     def inline_tokens(self, items: Iterable[Token]) -> None:
         for token in items:
@@ -598,10 +631,13 @@ def code_at(document: QTextDocument, position: int) -> str | None:
         frame = frame.parentFrame()
     if frame is None:
         return None
+    if frame.frameFormat().hasProperty(CODE_FULL):  # a block cut to its first lines (render_limits)
+        return frame.frameFormat().stringProperty(CODE_FULL)
     lines = []
     block = document.findBlock(frame.firstPosition())
     while block.isValid() and block.position() <= frame.lastPosition():
         if not block.blockFormat().hasProperty(CODE_LABEL):
             lines.append(block.text())
         block = block.next()
-    return "\n".join(lines)
+    code = "\n".join(lines)
+    return without_breaks(code) if getattr(document, "soft_breaks", False) else code

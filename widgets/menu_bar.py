@@ -17,6 +17,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QMessageBox, QTabWidget, QWidget
 
 if TYPE_CHECKING:
+    from widgets.composer import Composer
     from widgets.conversation_list import ConversationList
 
 SEARCH_TAB = 1  # widgets/main_window.py's SEARCH_TAB (the window imports this module, not the reverse)
@@ -27,6 +28,7 @@ class MenuWindow(Protocol):
     this module needs nothing from the window's: the window imports the menus, never the reverse."""
 
     conversations: ConversationList
+    composer: Composer
     panes: QTabWidget
     preferences_requested: SignalInstance
 
@@ -44,6 +46,7 @@ class MenuWindow(Protocol):
 THEMES = (("light", "&Light"), ("dark", "&Dark"), ("system", "Follow the &system"))
 WINDOW_SHORTCUTS = (
     ("Ctrl+N", "New chat"), ("Ctrl+O", "Import a conversation"), ("Ctrl+K", "Search conversations"),
+    ("Ctrl+Shift+A", "Attach files to the message"),
     ("Enter", "Send the message"), ("Shift+Enter", "New line in the message"), ("Esc", "Stop the answer"),
     ("Ctrl+Shift+C", "Copy the last answer"), ("Ctrl+I", "Run inspector"), ("Ctrl+,", "Preferences"),
     ("Ctrl+Shift+U", "Usage and cost"), ("Ctrl+Q", "Quit"),
@@ -78,13 +81,16 @@ class WindowMenus(QObject):
         super().__init__(widget)
         self.window = window
         self.widget = widget
-        self.version = ""  # shown in About; the app sets it
+        self.version = ""  # shown in About; the app sets it, or sets version_lookup to have it read then
+        self.version_lookup: Callable[[], str] | None = None
         self.shortcuts_box: QMessageBox | None = None
         self.about_box: QMessageBox | None = None
         bar = window.menuBar()
 
         file = bar.addMenu("&File")
         self.new_chat = self._add(file, "&New chat", "Ctrl+N", lambda: window.conversations.new_chat_requested.emit())
+        # keyboard only (user pass 4): the composer's paper clip had no shortcut
+        self.attach = self._add(file, "&Attach files…", "Ctrl+Shift+A", lambda: window.composer.attach_requested.emit())
         file.addSeparator()
         self.import_conversation = self._add(file, "&Import conversation…", "Ctrl+O",
                                              lambda: self.import_requested.emit())
@@ -168,6 +174,8 @@ class WindowMenus(QObject):
         return self.shortcuts_box
 
     def show_about(self) -> QMessageBox:
+        if not self.version and self.version_lookup is not None:
+            self.version = self.version_lookup()
         version = f" {html.escape(self.version)}" if self.version else ""
         self.about_box = self._box("About Parley", f"<h3>Parley{version}</h3><p>An open-source desktop chat app "
                                    "for language models: hosted APIs with your own keys and local servers, one "

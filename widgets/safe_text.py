@@ -47,11 +47,13 @@ class SafeDocument(QTextDocument):
         super().__init__(parent)
         self.refused = 0  # resources asked for and refused (counted so tests can check, not assume)
         self.has_quotes = False  # set by the answer builder; the chat view paints quote bars only then
+        self.soft_breaks = False  # set by the answer builder when it added breaks to a long run (render_limits)
         self.quote_bars_by_format: dict[int, str] = {}  # the chat view's cache: block format index -> its bars
 
     def clear(self) -> None:
         super().clear()  # formats are collected anew: their indexes mean something else afterwards
         self.has_quotes = False
+        self.soft_breaks = False
         self.quote_bars_by_format = {}
 
     def loadResource(self, kind: int, name: QUrl | str) -> Any:

@@ -1,4 +1,5 @@
-"""The line above the composer that says why a send was refused before it started (no key stored, no model).
+"""The line above the composer that says why a send, a regenerate or an edited question was refused before it
+started (no key stored, no model).
 
 A refused send made no run and no answer, so its reason must not read as part of the conversation: shown in the
 chat, under the previous answer, it looked as if that answer had failed (found in the user pass). The text stays

@@ -13,6 +13,7 @@ from pathlib import Path, PurePath
 
 from app.attachments.errors import AttachmentError
 from app.attachments.limits import MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, MAX_MESSAGE_BYTES
+from app.attachments.names import fit_name
 from app.errors import describe_os_error
 from orchestration.messages import Attachment, ImagePart
 
@@ -53,7 +54,9 @@ def _too_large(name: str, size: int) -> AttachmentError:
 
 
 def attachment_from_bytes(name: str, data: bytes) -> PreparedAttachment:
-    """An attachment from bytes already read (a file, or an image pasted from the clipboard)."""
+    """An attachment from bytes already read (a file, or an image pasted from the clipboard); a name longer than
+    MAX_ATTACHMENT_NAME_CHARS is cut to its start and extension."""
+    name = fit_name(name)
     if not data:
         raise AttachmentError("empty", name, f"{name} is empty; there is nothing to attach.")
     if len(data) > MAX_ATTACHMENT_BYTES:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app.cli.cli_common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError
+from app.cli.common_options import DATA_DIR_HELP, apply_json_before_action, data_dir_parent, offer_json_before_actions
 from app.errors import EnvironmentProblem
 
 
@@ -25,10 +26,6 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
     return value
-
-
-DATA_DIR_HELP = ("keep the history and settings under DIR (DIR/data, DIR/config) instead of the platform's "
-                 "folders; PARLEY_HOME does the same")
 
 
 def _call_timeout(text: str) -> float:
@@ -103,10 +100,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                                     "opens; the commands below work in a terminal.")
     parser.add_argument("--version", action=_VersionAction)
     parser.add_argument("--data-dir", metavar="DIR", default=None, help=DATA_DIR_HELP)
-    # --data-dir is accepted after the subcommand too; SUPPRESS keeps the value given before it.
-    data_dir = argparse.ArgumentParser(add_help=False)
-    data_dir.add_argument("--data-dir", metavar="DIR", default=argparse.SUPPRESS, help=DATA_DIR_HELP)
-    parents = [data_dir]
+    parents = [data_dir_parent()]  # --data-dir after every command and action too (app/cli/common_options.py)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     if whole or named == "chat":
@@ -119,7 +113,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         sub.add_parser("models")
     tools = sub.add_parser("tools", parents=parents, help="list the tools the model can use")
     tools_sub = tools.add_subparsers(dest="tools_command", metavar="ACTION")
-    tools_list = tools_sub.add_parser("list", help="list the registered tools")
+    tools_list = tools_sub.add_parser("list", parents=parents, help="list the registered tools")
     tools_list.add_argument("--json", action="store_true", help="print as JSON")
 
     added: set[str] = set()
@@ -132,6 +126,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             added.add(module_name)
         else:
             sub.add_parser(command)
+    offer_json_before_actions(parser)
     return parser
 
 
@@ -296,6 +291,9 @@ def _open_window(args: argparse.Namespace) -> int:
     # collections before the first frame, each scanning more; what they make lives as long as the app. The
     # window's own collector (app/session/gui_thread_gc.py) takes collection over once the application exists.
     gc.disable()
+    from app.session.pyside_import import drop_feature_import
+
+    drop_feature_import()  # before the window's modules: PySide6 would read each one's source (pyside_import.py)
     from app.session.gui import main as gui_main
 
     return gui_main(getattr(args, "data_dir", None))
@@ -338,6 +336,10 @@ def _main(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(argv)
         if server_command is not None:
             args.server_command = server_command
+        apply_json_before_action(args)
+    except UsageError as exc:
+        print(f"parley: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except SystemExit as exc:  # argparse exits 2 on bad usage and 0 for --help
         return int(exc.code or 0)
     if args.command is None:  # the window: no command's module is imported before its first frame

@@ -17,7 +17,7 @@ from app.storage.attachment_index import index_all, pending_count
 from app.storage.branches import versions
 from app.storage.errors import storage_errors
 from app.storage.exchange import export_json, import_conversation, read_export
-from app.storage.export_fields import ignored_note
+from app.storage.import_notes import import_note
 from app.storage.markdown import export_markdown, format_time
 from app.storage.search import DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, HistorySearch, SearchQueryError
 
@@ -189,7 +189,7 @@ def run_import(args: argparse.Namespace) -> int:
     with open_history(args) as history:
         conversation_id = import_conversation(history, document)
     print(f"Imported {len(document.messages)} messages as conversation {conversation_id}.")
-    note = ignored_note(document)
+    note = import_note(document)
     if note is not None:
         print(note, file=sys.stderr)
     return EXIT_OK

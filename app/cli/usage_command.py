@@ -11,7 +11,7 @@ from app.cli.cli_common import EXIT_OK
 from app.cli.cli_context import open_history, settings_from_args
 from app.storage.errors import storage_errors
 from app.usage.backfill import price_unpriced_runs
-from app.usage.prices import PRICE_SOURCE, pricers_from_settings
+from app.usage.prices import price_source, pricers_from_settings
 from app.usage.report import UsageRow, rows_csv, spend_since, usage_rows
 from widgets.cost_text import money
 
@@ -29,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                parents: list[argparse.ArgumentParser]) -> None:
     usage = sub.add_parser("usage", parents=parents, help="what runs cost: spend and tokens per day, model or "
                                                          "provider",
-                           description=f"Spend and tokens of saved runs. Prices: {PRICE_SOURCE} (bundled; never "
+                           description=f"Spend and tokens of saved runs. Prices: {price_source()} (bundled; never "
                                        "fetched), local providers 0, your own in settings usage.prices. A run "
                                        "whose model has no price counts as 'unknown', never as 0.")
     usage.add_argument("--since", type=_date, metavar="DATE",
@@ -50,7 +50,7 @@ def run_usage(args: argparse.Namespace) -> int:
     total = _total(rows)
     budget = settings.usage.monthly_budget_usd
     if args.json:
-        print(json.dumps({"since": since.isoformat(), "by": args.by, "prices": PRICE_SOURCE,
+        print(json.dumps({"since": since.isoformat(), "by": args.by, "prices": price_source(),
                           "rows": [r.as_dict() for r in rows], "total": total.as_dict(),
                           "month": {"cost_usd": month.cost_usd, "unpriced": month.unpriced,
                                     "budget_usd": budget}}, indent=2))
@@ -61,7 +61,7 @@ def run_usage(args: argparse.Namespace) -> int:
         line = f"This month: {money(month.cost_usd)}"
         if budget is not None:
             line += f" of a {money(budget)} budget ({month.cost_usd / budget:.0%})"
-        print(line + f". Prices: {PRICE_SOURCE}.")
+        print(line + f". Prices: {price_source()}.")
     return EXIT_OK
 
 

@@ -16,7 +16,6 @@ its end (``begin_run``/``end_run``), so the calls of one tool loop are served by
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import contextlib
 import logging
@@ -24,11 +23,10 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from app.engine import library, memory
-from app.engine.process import START_TIMEOUT_S, EngineProcess, EngineStartError, LaunchSpec
-from app.engine.settings import EngineSettings
+from app.engine.settings import START_TIMEOUT_S, EngineSettings
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +35,13 @@ DISCONNECT_GRACE_S = 2.0  # how long a dropped connection waits for the engine's
 PORT_RETRIES = 1  # a port taken between choosing it and the server binding it: try once more with a new one
 
 Phase = Literal["stopped", "starting", "ready", "failed"]
+
+if TYPE_CHECKING:
+    import asyncio
+
+    # the child process's module (subprocess, signals, temp files: about 1 MB) loads with the engine's first
+    # start, not with the window that holds this manager (issue 17's idle memory)
+    from app.engine.process import EngineProcess, LaunchSpec
 
 
 @dataclass(frozen=True)
@@ -59,12 +64,12 @@ class BuiltinEngine:
         self.start_timeout = START_TIMEOUT_S
         self.status = EngineStatus("stopped")
         self._process: EngineProcess | None = None
-        self._lock = asyncio.Lock()
+        self._start_lock: asyncio.Lock | None = None  # made at first use: asyncio loads with the window's loop
         self._listeners: list[Listener] = []
         self._busy = 0
         self._runs = 0
         self.pending_restart = False  # settings changed under a run: restart once it ends
-        self._idle_wake = asyncio.Event()
+        self._idle_wake: asyncio.Event | None = None  # made by the idle watch, which is the one that waits on it
         self._last_used = time.monotonic()
         self._idle_task: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Future[None]] = set()
@@ -104,6 +109,14 @@ class BuiltinEngine:
     def log_tail(self, lines: int = 40) -> str:
         return self._process.log_tail(lines) if self._process is not None else ""
 
+    @property
+    def _lock(self) -> asyncio.Lock:
+        if self._start_lock is None:
+            import asyncio
+
+            self._start_lock = asyncio.Lock()
+        return self._start_lock
+
     # --- use ------------------------------------------------------------------------------------------
     async def ensure(self, model: str | None = None) -> str:
         """The base URL of a server running ``model`` (None: the default), started or restarted as needed.
@@ -124,6 +137,8 @@ class BuiltinEngine:
             return await self._start(entry)
 
     async def _start(self, entry: library.ModelEntry) -> str:
+        from app.engine.process import EngineProcess, EngineStartError
+
         if self.python is None and not library.engine_installed():  # another interpreter is its own business
             message = ("the built-in engine is not installed (llama-cpp-python with its server extra). Run `make "
                        "run` or scripts/bootstrap.sh to build it (a few minutes, once), or use another provider.")
@@ -156,6 +171,8 @@ class BuiltinEngine:
                 self._set(EngineStatus("failed", entry.name, str(exc)))
                 raise
             except BaseException:  # cancelled while loading: leave nothing running
+                import asyncio
+
                 self._process = None
                 await asyncio.shield(process.stop())
                 self._set(EngineStatus("stopped"))
@@ -168,6 +185,8 @@ class BuiltinEngine:
         raise AssertionError("unreachable")
 
     def _spec(self, entry: library.ModelEntry) -> LaunchSpec:
+        from app.engine.process import LaunchSpec
+
         return LaunchSpec(entry.path, entry.name, self.settings.context_size, self.settings.effective_threads(),
                           self.settings.gpu_layers)
 
@@ -181,7 +200,7 @@ class BuiltinEngine:
         with the same model) or ``after_run`` (a run uses it: restarted when the last such run ends)."""
         idle_changed = settings.idle_stop_minutes != self.settings.idle_stop_minutes
         self.settings = settings
-        if idle_changed:
+        if idle_changed and self._idle_wake is not None:
             self._idle_wake.set()
             self._watch_idle()
         if not self._stale():
@@ -205,12 +224,16 @@ class BuiltinEngine:
         return process.spec != self._spec(entry)
 
     def _restart_soon(self) -> None:
+        import asyncio
+
         self.pending_restart = True
         task = asyncio.ensure_future(self._restart_if_stale())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _restart_if_stale(self) -> None:
+        from app.engine.process import EngineStartError
+
         if self._in_use() or not self._stale():
             self.pending_restart = self._in_use() and self._stale()
             return
@@ -257,6 +280,8 @@ class BuiltinEngine:
     async def crash_after_disconnect(self, grace_s: float = DISCONNECT_GRACE_S) -> str | None:
         """``crashed()`` after a dropped connection: a dying engine closes its socket a moment before its exit
         status can be read, so wait up to ``grace_s`` for the process to end before saying it did not crash."""
+        import asyncio
+
         deadline = time.monotonic() + grace_s
         # a Popen's exit cannot be awaited without a thread; polling it briefly is enough (as in process.stop)
         while (crash := self.crashed()) is None and self._process is not None and time.monotonic() < deadline:  # noqa: ASYNC110
@@ -271,11 +296,16 @@ class BuiltinEngine:
         if self.settings.idle_stop_minutes <= 0 or self._process is None \
                 or (self._idle_task is not None and not self._idle_task.done()):
             return
+        import asyncio
+
         self._idle_task = asyncio.ensure_future(self._idle_loop())
 
     async def _idle_loop(self) -> None:
         """Stop the engine once it has been unused for the idle stop, read afresh on every wake: a new value
         from ``apply_settings`` wakes the loop at once (0 ends it)."""
+        import asyncio
+
+        wake = self._idle_wake = self._idle_wake or asyncio.Event()
         while self._process is not None and self._process.alive():
             idle_s = self.settings.idle_stop_minutes * 60
             if idle_s <= 0:
@@ -285,9 +315,9 @@ class BuiltinEngine:
                 log.info("stopping the built-in engine after %.0f s without a run", idle_s)
                 await self.stop()
                 return
-            self._idle_wake.clear()
+            wake.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._idle_wake.wait(), max(remaining, 0.05) if not self._in_use() else 1.0)
+                await asyncio.wait_for(wake.wait(), max(remaining, 0.05) if not self._in_use() else 1.0)
 
     async def stop(self) -> None:
         async with self._lock:
@@ -302,6 +332,8 @@ class BuiltinEngine:
 
     async def aclose(self) -> None:
         """Quitting: stop the idle watch and the server."""
+        import asyncio
+
         task = self._idle_task
         if task is not None and not task.done():
             task.cancel()

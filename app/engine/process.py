@@ -9,7 +9,6 @@ starting is a fork/exec, every wait is an ``asyncio.sleep``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
@@ -22,11 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.engine.settings import START_TIMEOUT_S
 from orchestration.lean_imports import import_httpx
 from tools.mcp import child_guard
 
 LOOPBACK = "127.0.0.1"
-START_TIMEOUT_S = 180.0  # loading a multi-GB model from a slow disk takes a while; past this, it is stuck
 POLL_INTERVAL_S = 0.25  # between health checks while the model loads
 STOP_GRACE_S = 5.0  # after SIGTERM, before the process group is killed
 LOG_TAIL_LINES = 40  # lines of the engine's output quoted when it fails
@@ -143,6 +142,8 @@ class EngineProcess:
     async def wait_ready(self, progress: Callable[[float], None] | None = None,
                          limit_s: float = START_TIMEOUT_S) -> None:
         """Return once the server lists its model; raises EngineStartError when it exits or takes too long."""
+        import asyncio  # with the window's loop, not at start (app/session/qt_asyncio.py)
+
         import_httpx()  # with the engine, not at start: a window that sends nothing never loads httpx
         import httpx
 
@@ -191,6 +192,8 @@ class EngineProcess:
 
     async def stop(self) -> None:
         """SIGTERM the server, then SIGKILL its process group after ``STOP_GRACE_S``; gone already is fine."""
+        import asyncio
+
         proc = self._proc
         if proc is None:
             return

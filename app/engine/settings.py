@@ -15,6 +15,7 @@ MIN_CONTEXT_SIZE = 512
 MAX_CONTEXT_SIZE = 262_144
 MAX_THREADS = 256
 DEFAULT_GPU_LAYERS = 0  # the engine bootstrap builds is CPU-only; a CUDA/Metal build can take -1 (all layers)
+START_TIMEOUT_S = 180.0  # loading a multi-GB model from a slow disk takes a while; past this, it is stuck
 DEFAULT_IDLE_STOP_MINUTES = 10.0  # the engine gives its memory back after this long without a run; 0: never
 MODEL_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$"
 

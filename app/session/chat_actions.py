@@ -121,7 +121,8 @@ class ChatActions(QObject):
         except PROBLEMS as problem:
             session.window.show_error_in_chat(str(problem))
             return
-        view.set_messages(shown + errors)
+        said = {m.error for m in shown if m.status == "error" and m.error}  # in the answer's cut-off line already
+        view.set_messages(shown + [e for e in errors if e.text not in said])
         self.actions.reset()
 
     def after_run(self) -> None:
@@ -145,10 +146,13 @@ class ChatActions(QObject):
         chat = session.chat_settings()
         if provider:
             chat = replace(chat, provider=provider, model=model or None)
+        session.window.send_refusal.clear()
         try:
             session.start_run(text, placement=placement, chat=chat, attachments=attachments)
         except PROBLEMS as problem:
-            session.window.show_error_in_chat(self.describe_problem(problem))
+            # refused before anything ran (no key, no model): above the composer like a refused send, not in
+            # the chat under the last answer, which did not fail
+            session.window.send_refusal.show_refusal(self.describe_problem(problem))
             return False
         return True
 
@@ -172,8 +176,8 @@ class ChatActions(QObject):
         assert history is not None and conversation_id is not None
         try:
             attachments = kept_attachments(history, conversation_id, question_id, kept or [])
-        except PROBLEMS as problem:
-            self.session.window.show_error_in_chat(self.describe_problem(problem))
+        except PROBLEMS as problem:  # the question's files cannot be read: nothing was sent
+            self.session.window.send_refusal.show_refusal(self.describe_problem(problem))
             self.session.window.composer.restore_text(text)
             return
         if not self._run(text, Placement("edit", question_id), attachments=attachments):

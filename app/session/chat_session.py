@@ -9,10 +9,8 @@ the composer, so nothing typed is lost.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,8 +23,10 @@ from app.errors import EnvironmentProblem
 from app.secrets import SecretStoreError
 from app.secrets.names import provider_entry
 from app.secrets.store import SecretStore
+from app.session import qt_asyncio
 from app.session.chat_actions import ChatActions
 from app.session.chat_settings_binding import ChatSettingsBinding
+from app.session.conversation_pages import show_conversations
 from app.session.conversation_views import ConversationViews
 from app.session.dialog_factories import add_provider_dialog, preferences_dialog
 from app.session.key_recheck import SendKeyRecheck, stored_key
@@ -49,7 +49,7 @@ from orchestration.messages import Message, UserMessage
 from tools.mcp import McpManager, McpServerSettings, ServerStatus, exposed_name, secret_entry
 from tools.mcp import summary as mcp_summary
 from widgets.conversation_display import leave_empty
-from widgets.conversation_list import ConversationItem, SearchHit
+from widgets.conversation_list import SearchHit
 from widgets.main_window import MainWindow
 from widgets.preferences_keys import KeyActions
 from widgets.preferences_schema import SettingsSchema
@@ -61,10 +61,13 @@ from widgets.theme import ThemeController
 # the run inspector's traces, conversation search and the approval bar's wiring. Functions import them where
 # they are called; tests/app/test_start_path_imports.py keeps them off the idle window.
 if TYPE_CHECKING:
+    import asyncio  # with the loop, started when first needed (app/session/qt_asyncio.py)
+
     from app.attachments import PreparedAttachment
     from app.runs.chat_recording import Placement
     from app.runs.chat_turn import ChatSettings
     from app.runs.run_service import RegistryFactory
+    from app.session.local_discovery import LocalDiscovery
     from orchestration.loop import RunResult
     from orchestration.providers.config import ProviderConfig
 
@@ -84,6 +87,8 @@ def export_start_path(filename: str) -> str:
 
 
 def parley_version() -> str:
+    from importlib import metadata
+
     try:
         return metadata.version("parley")
     except metadata.PackageNotFoundError:  # run from a checkout that was never installed
@@ -160,7 +165,7 @@ class ChatSession(QObject):
         self.engine = BuiltinEngine(settings.engine, engine_dir or Path(str(settings_path)).parent)
         self.engine_link = EngineLink(self.engine, window)
         self.conversation_id: int | None = None
-        self._discovery: asyncio.Task[Any] | None = None
+        self._discovery: LocalDiscovery | None = None
         self._discover_enabled = discover
         self._memory_history: list[Message] = []
         self._mcp_reconnect: asyncio.Future[None] | None = None
@@ -199,7 +204,7 @@ class ChatSession(QObject):
         w.menus.export_requested.connect(self.export_conversation)
         w.menus.import_requested.connect(self.import_file)
         w.menus.theme_requested.connect(self.set_theme)
-        w.menus.version = parley_version()
+        w.menus.version_lookup = parley_version  # read when About opens: importlib.metadata is ~3.5 MB idle
         w.menus.set_theme(settings.ui.theme)
         self.views.show_new()  # the window opens on a new chat, with its hint
         if storage_problem:
@@ -234,8 +239,8 @@ class ChatSession(QObject):
         self._update_status()
 
     def background_tasks(self) -> list[asyncio.Future[Any]]:
-        """Discovery, MCP reconnects, imports and a key being looked for (key_recheck.py) still running."""
-        return [t for t in (self._discovery, self._mcp_reconnect, self._import_task, *self._mcp_server_reconnects,
+        """MCP reconnects, imports and a key being looked for (key_recheck.py) still running."""
+        return [t for t in (self._mcp_reconnect, self._import_task, *self._mcp_server_reconnects,
                             *self.key_recheck.tasks()) if t is not None and not t.done()]
 
     def quitting(self) -> None:
@@ -249,6 +254,8 @@ class ChatSession(QObject):
     async def aclose(self) -> None:
         """Quitting: stop the run (its partial answer is saved, marked interrupted), cancel background work and
         stop the MCP servers, so nothing is left running on a loop about to close."""
+        import asyncio
+
         self.quitting()
         try:
             await asyncio.wait_for(self.controller.wait(), QUIT_RUN_WAIT_S)
@@ -260,26 +267,17 @@ class ChatSession(QObject):
         await self.engine.aclose()
 
     def start_discovery(self) -> None:
-        """Look for local servers in the background; the welcome panel lists what answers."""
-        if self._discovery is not None and not self._discovery.done():
-            return
-        try:
-            self._discovery = asyncio.ensure_future(self._discover())
-        except RuntimeError:  # no running event loop (tests without qasync): nothing to look for
-            self.window.welcome.set_servers([])
+        """Look for local servers on a thread, without the asyncio loop (app/session/local_discovery.py); the
+        welcome panel lists what answers."""
+        if self._discovery is None:
+            from app.session.local_discovery import LocalDiscovery
 
-    async def _discover(self) -> None:
-        try:
-            from orchestration.providers.discovery import discover_local_servers
-
-            servers = await discover_local_servers()
-        except Exception:
-            log.exception("local server discovery failed")
-            servers = []
-        self.window.welcome.set_servers([(s.title, s.preset, s.base_url) for s in servers])
+            self._discovery = LocalDiscovery(self.window.welcome.set_servers, self)
+        self._discovery.start()
 
     def add_provider(self, preset: str = "", base_url: str = "") -> AddProviderDialog:
         """Show the dialog (window-modal, not blocking the loop, so "List models" and "Test" run); OK adds it."""
+        qt_asyncio.ensure_running()  # its buttons run coroutines
         dialog = self.dialog_factory(self.window, preset=preset, base_url=base_url,
                                      taken_ids={p.id for p in self.settings.providers},
                                      list_models=self._draft_models, test_provider=self._draft_test)
@@ -335,6 +333,7 @@ class ChatSession(QObject):
 
     def open_preferences(self) -> PreferencesDialog:
         """Show the dialog (window-modal, not blocking the loop, so connection tests run); OK applies it."""
+        qt_asyncio.ensure_running()  # its tests, MCP checks and the local models' reads run coroutines
         if self.preferences is not None and self.preferences.isVisible():
             self.preferences.raise_()
             return self.preferences
@@ -385,6 +384,9 @@ class ChatSession(QObject):
         self._apply_appearance(settings)
         self.usage.refresh()  # the budget may have changed
         if mcp_changed:
+            import asyncio
+
+            qt_asyncio.ensure_running()
             self._mcp_reconnect = asyncio.ensure_future(self.reconnect_mcp(settings.mcp_servers))
 
     def _apply_appearance(self, settings: Settings) -> None:
@@ -549,15 +551,8 @@ class ChatSession(QObject):
         self.window.menus.set_conversation_open(self.history is not None and self.conversation_id is not None)
         if self.history is None or self.window.conversations.searching:
             return
-        try:
-            listed = self.history.conversation_list()  # the light read: 10,000 rows at start (issue 17)
-        except StorageError as problem:
-            self.window.show_error_in_chat(str(problem))
-            return
-        running = self.controller.is_running
-        self.window.conversations.set_conversations(
-            [ConversationItem(c.id, c.title, c.updated_at, c.pinned, running(c.id)) for c in listed],
-            selected=self.conversation_id)
+        show_conversations(self.window.conversations, self.history, self.controller.is_running, self.conversation_id,
+                           self.window.show_error_in_chat)  # ids first, rows when shown (conversation_pages.py)
 
     def new_chat(self) -> None:
         if self.history is None and self.controller.running:  # without a database there is one conversation
@@ -688,12 +683,17 @@ class ChatSession(QObject):
         path = self.choose_import_file()
         if path is None:
             return None
+        import asyncio
+
+        qt_asyncio.ensure_running()
         self._import_task = asyncio.ensure_future(self._import(Path(path)))
         return self._import_task
 
     async def _import(self, path: Path) -> None:
+        import asyncio
+
         from app.storage.exchange import import_conversation, read_export
-        from app.storage.export_fields import ignored_note
+        from app.storage.import_notes import import_note
 
         try:
             document = await asyncio.to_thread(read_export, path)
@@ -705,7 +705,7 @@ class ChatSession(QObject):
             return
         self.refresh_conversations()
         self.open_conversation(conversation_id)
-        note = ignored_note(document)  # fields a newer Parley added, left out
+        note = import_note(document)  # fields a newer Parley added, left out; attachment names cut
         imported = f"Imported “{document.conversation.title}” ({len(document.messages)} messages)."
         self.window.statusBar().showMessage(imported if note is None else f"{imported} {note}",
                                             5000 if note is None else 15000)
@@ -770,6 +770,8 @@ class ChatSession(QObject):
     # changes, apply_mcp_servers() after editing, tools.mcp.probe_server() for a "Test" button.
     def start_mcp(self) -> None:
         """Connect the enabled MCP servers in the background; each reports its status as it goes."""
+        if self.mcp.statuses():  # a server to connect: the loop starts now (app/session/qt_asyncio.py)
+            qt_asyncio.ensure_running()
         try:
             self.mcp.start()
         except RuntimeError:  # no running event loop (tests without qasync): nothing is started
@@ -791,6 +793,9 @@ class ChatSession(QObject):
 
     def reconnect_mcp_server(self, name: str) -> None:
         """Reconnect one server in the background (Preferences' Reconnect); its status reports the outcome."""
+        import asyncio
+
+        qt_asyncio.ensure_running()
         task = asyncio.ensure_future(self.mcp.reconnect(name))
         self._mcp_server_reconnects.add(task)
         task.add_done_callback(self._mcp_server_reconnects.discard)

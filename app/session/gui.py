@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, cast
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from app.session import qt_asyncio, startup_trace, window_state
+from app.session import pyside_import, qt_asyncio, startup_trace, window_state
 from app.session.gui_thread_gc import GuiThreadCollector
 from widgets.main_window import MainWindow
 from widgets.theme import apply_theme
@@ -26,16 +26,19 @@ FIRST_PAINT_WAIT_MS = 3_000  # the session is opened after the first paint, or a
 
 if TYPE_CHECKING:
     import asyncio
-    from asyncio import AbstractEventLoop
 
     from app.secrets.store import SecretStore
     from app.session.chat_session import ChatSession
+    from app.session.quit_signals import BeforeLoop
     from widgets.theme import ThemeController
 
 
 def attach_session(window: MainWindow, data_dir: str | None = None, secrets: SecretStore | None = None, *,
                    discover: bool = True, theme: ThemeController | None = None) -> ChatSession:
     """Open settings, history and keyring and connect them to ``window``."""
+    from app.pydantic_plugins import skip_plugin_discovery
+
+    skip_plugin_discovery()  # before the settings models: no entry-point scan, no importlib.metadata (~1 MB)
     from app.paths import resolve_paths
     from app.runs.tool_setup import tool_registry
     from app.secrets.key_index import KEY_INDEX_NAME, KeyIndex
@@ -66,6 +69,7 @@ def build_window(data_dir: str | None = None, secrets: SecretStore | None = None
 
 
 def main(data_dir: str | None = None) -> int:
+    pyside_import.drop_feature_import()  # if the entry point has not (app/session/pyside_import.py)
     app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))  # instance() is a QApplication
     app.setApplicationName("Parley")
     app.setOrganizationName("Parley")
@@ -76,16 +80,27 @@ def main(data_dir: str | None = None) -> int:
     theme.scheme_applied.connect(window.follow_theme)
     window.follow_theme(theme.scheme or "light")
     sessions: list[ChatSession] = []
-    loops: list[AbstractEventLoop] = []  # asyncio on Qt's loop, started with the session (app/session/qt_asyncio.py)
+    before_loop: list[BeforeLoop] = []  # SIGTERM and Ctrl+C while the session has no asyncio loop yet
+
+    def signals_to_loop(loop: asyncio.AbstractEventLoop) -> None:
+        from app.session import quit_signals
+
+        for handler in before_loop:
+            handler.close()
+        before_loop.clear()
+        quit_signals.install(loop, quit_requested)  # SIGTERM and Ctrl+C quit in order from now on
 
     def attach() -> None:
         if sessions:
             return
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-        loops.append(qt_asyncio.start(app))
         from app.session import quit_signals
 
-        quit_signals.install(loops[0], quit_requested)  # SIGTERM and Ctrl+C quit in order from now on
+        # asyncio on Qt's loop starts when first needed (app/session/qt_asyncio.py), or once the user types; until
+        # then SIGTERM and Ctrl+C reach quit_requested through Qt, then through the loop (quit_signals.py)
+        before_loop.append(quit_signals.BeforeLoop(quit_requested))
+        qt_asyncio.start_when_needed(app, on_start=signals_to_loop)
+        qt_asyncio.start_on_first(window.composer.input_widget().textChanged)
         session = attach_session(window, data_dir, theme=theme)
         sessions.append(session)
         window.composer.setEnabled(True)
@@ -158,8 +173,8 @@ def main(data_dir: str | None = None) -> int:
     def quit_requested() -> None:
         if orderly or about_to_quit:  # already quitting
             return
-        if not loops:  # before the session: nothing runs yet that needs winding down
-            app.quit()
+        if qt_asyncio.started_loop() is None:  # no loop yet: nothing async ran that needs winding down (the
+            app.quit()  # composer's text is kept by quitting(), on aboutToQuit)
             return
         import asyncio
 
@@ -171,8 +186,12 @@ def main(data_dir: str | None = None) -> int:
     app.aboutToQuit.connect(quitting)
     app.exec()
     del first_paint
-    if loops:
-        qt_asyncio.run_to_end(loops[0], close_sessions())
+    loop = qt_asyncio.started_loop()
+    if loop is not None:
+        qt_asyncio.run_to_end(loop, close_sessions())
+    qt_asyncio.forget()
+    for handler in before_loop:
+        handler.close()
     for session in sessions:
         if session.history is not None:
             session.history.close()

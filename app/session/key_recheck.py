@@ -15,13 +15,15 @@ of a refusal is handed in, so the two modules do not import each other.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from app.errors import EnvironmentProblem
+from app.session import qt_asyncio
 
 if TYPE_CHECKING:
+    import asyncio  # with the window's loop, started when first needed (app/session/qt_asyncio.py)
+
     from app.runs.run_service import MissingKeyError
     from app.secrets.store import SecretStore
     from widgets.main_window import MainWindow
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
 async def stored_key(secrets: SecretStore, name: str, required: bool) -> str | None:
     """The key for ``name``: the usual lookup, and when that finds none, a key is ``required`` and only the note
     said "no key", the keyring asked in a worker thread (the note follows its answer)."""
+    import asyncio
+
     key = secrets.lookup(name)
     if key is None and required and secrets.noted_missing(name):
         key = await asyncio.to_thread(secrets.recheck, name)
@@ -71,10 +75,15 @@ class SendKeyRecheck:
         if self._task is not None:
             self._task.cancel()
         self.session.window.statusBar().showMessage(f"Looking in the keyring for {problem.provider}'s key…", 5000)
+        import asyncio
+
+        qt_asyncio.ensure_running()  # a send refused before any run: the loop may not have started yet
         self._task = asyncio.ensure_future(self._recheck(text, problem, self.session.conversation_id))
         return True
 
     async def _recheck(self, text: str, problem: MissingKeyError, conversation_id: int | None) -> None:
+        import asyncio
+
         session = self.session
         try:
             key = await asyncio.to_thread(session.secrets.recheck, problem.entry)

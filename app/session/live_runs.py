@@ -8,7 +8,6 @@ any run goes; ``stop()`` stops them all (quitting), ``stop_conversation`` one.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +91,8 @@ class LiveRuns(QObject):
 
     async def wait(self) -> None:
         """Wait for every run to end (each saves its partial answer when stopped)."""
+        import asyncio  # with the window's loop, started by the first run (app/session/qt_asyncio.py)
+
         await asyncio.gather(*(run.controller.wait() for run in list(self._runs.values())))
 
     def _event(self, live: LiveRun, event: RunEvent) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from app.runs.run_service import PreparedRun, run, run_loop
+from app.session import qt_asyncio
 from orchestration.engine import ChatAdapter
 from orchestration.events import RunEvent
 from orchestration.limits import LoopLimits
@@ -67,6 +68,7 @@ class RunController(QObject):
             raise RuntimeError("a run is already active; stop it first")
 
     def _launch(self, work: Coroutine[Any, Any, RunResult]) -> asyncio.Task[RunResult]:
+        qt_asyncio.ensure_running()  # the window's loop starts with its first run (app/session/qt_asyncio.py)
         self._task = asyncio.ensure_future(self._run(work))
         self._task.add_done_callback(lambda _task: work.close())  # a run stopped before it began never starts
         self.running_changed.emit(True)

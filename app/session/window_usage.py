@@ -12,7 +12,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QBoxLayout, QFileDialog, QMessageBox, QWidget
 
 from app.errors import EnvironmentProblem
@@ -20,7 +20,7 @@ from app.file_write import write_file_atomically
 from app.storage import History, StorageError
 from app.usage.backfill import price_unpriced_runs
 from app.usage.budget import BudgetStatus, budget_status
-from app.usage.prices import PRICE_SOURCE, Pricer, pricers_from_settings, warm_up
+from app.usage.prices import Pricer, price_source, pricers_from_settings, warm_up
 from app.usage.report import (
     by_provider_and_model,
     conversation_cost,
@@ -98,7 +98,15 @@ class UsageWiring(QObject):
         window.conversations.conversation_selected.connect(lambda _cid: self.refresh())
         window.conversations.new_chat_requested.connect(self.refresh)
         self._prices_loading = False
+        self._spend_tip = ""  # the spend's tooltip without the price source, which is added when it shows
+        self.spend_label.installEventFilter(self)
         self.refresh()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The spend's tooltip names the price table's version, read only when the tooltip is about to show."""
+        if watched is self.spend_label and event.type() == QEvent.Type.ToolTip and self._spend_tip:
+            self.spend_label.setToolTip(f"{self._spend_tip}. Prices: {price_source()}.")
+        return False
 
     def _warm_prices(self, pricer: Pricer | None) -> None:
         """The price table (genai-prices with its own HTTP client: about 10 MB) loads in the background when the
@@ -131,16 +139,17 @@ class UsageWiring(QObject):
             chat = conversation_cost(history, cid) if cid is not None else None
         except StorageError as problem:
             self.spend_label.setText("Spend: unavailable")
+            self._spend_tip = ""
             self.spend_label.setToolTip(str(problem))
             return
         self.spend_label.setText(spend_text(today.cost_usd, month.cost_usd, budget,
                                             chat=None if chat is None else chat.cost_usd,
                                             chat_unknown=bool(chat and chat.unpriced)))
         unknown = month.unpriced + today.unpriced
-        self.spend_label.setToolTip(
-            "Spend of this conversation, today and this month (US dollars)"
-            + (f"; runs with no known price are not counted ({month.unpriced} this month)" if unknown else "")
-            + f". Prices: {PRICE_SOURCE}.")
+        self._spend_tip = ("Spend of this conversation, today and this month (US dollars)"
+                           + (f"; runs with no known price are not counted ({month.unpriced} this month)"
+                              if unknown else ""))
+        self.spend_label.setToolTip(self._spend_tip + ".")  # + the price source when shown (eventFilter)
         status = BudgetStatus(month.cost_usd, budget, month.unpriced)
         self.banner.set_level(status.level, status.message())
 
@@ -214,7 +223,7 @@ class UsageWiring(QObject):
             [UsageLine(r.provider, r.model, r.runs, r.input_tokens, r.output_tokens, r.cost_usd, r.unpriced)
              for r in lines],
             summary=summary,
-            source=f"Prices: {PRICE_SOURCE}, bundled with Parley and never fetched; local models cost $0.00; "
+            source=f"Prices: {price_source()}, bundled with Parley and never fetched; local models cost $0.00; "
                    "set your own per model in Preferences > Usage.")
 
     def export_csv(self) -> None:

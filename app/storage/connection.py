@@ -93,6 +93,14 @@ class Database:
     def close(self) -> None:
         self.conn.close()
 
+    def is_open(self) -> bool:
+        """False once closed (sqlite3 raises on any use of a closed connection, reading an attribute included)."""
+        try:
+            self.conn.total_changes  # noqa: B018 (read only to learn whether the connection is closed)
+        except sqlite3.ProgrammingError:
+            return False
+        return True
+
     def execute(self, sql: str, parameters: Parameters = None) -> sqlite3.Cursor:
         was_open = self.conn.in_transaction
         try:

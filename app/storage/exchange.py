@@ -21,8 +21,9 @@ import uuid
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from app.attachments.names import fit_name
 from app.attachments.store import MissingAttachmentError
 from app.errors import EnvironmentProblem, describe_os_error, describe_validation_error
 from app.storage.attachments import MISSING_FILE, insert_rows, store_files
@@ -92,9 +93,13 @@ class ExportedAttachment(_Exported):
     text: str | None = Field(None, description="a document's text as it was sent")
     note: str = ""
     data: str = Field(description="the stored file, base64")
+    # The name's length in the file when it was longer than MAX_ATTACHMENT_NAME_CHARS and was cut (import_notes.py).
+    _name_cut_from: int | None = PrivateAttr(None)
 
     @model_validator(mode="after")
     def _content(self) -> ExportedAttachment:
+        if (fitted := fit_name(self.name)) != self.name:
+            self._name_cut_from, self.name = len(self.name), fitted
         try:
             raw = base64.b64decode(self.data, validate=True)
         except (binascii.Error, ValueError):
@@ -106,6 +111,11 @@ class ExportedAttachment(_Exported):
         if self.kind == "image" and self.media_type not in IMAGE_TYPES:
             raise ValueError(f"attachment {self.name!r}: media_type must be one of {', '.join(IMAGE_TYPES)}")
         return self
+
+    @property
+    def name_cut_from(self) -> int | None:
+        """The name's length in the file, when it was cut to MAX_ATTACHMENT_NAME_CHARS; else None."""
+        return self._name_cut_from
 
     def part(self) -> Attachment:
         if self.kind == "document":

@@ -43,6 +43,7 @@ R = TypeVar("R")
 
 # Titles made from a first message are cut to this many characters.
 TITLE_CHARS = 80
+LISTED_IDS = 500  # ids in one query of listed_conversations (SQLite allows 32,766 parameters; a screen is ~40)
 
 
 class NotFoundError(LookupError):
@@ -160,16 +161,51 @@ class History:
         at 10,000 rows, issue 17): the rows' types are checked by one SQL count instead of row by row in
         Python; when it finds a row that is not what Parley writes, the list is read the careful way, which
         names the damage (DamagedDatabaseError)."""
+        if self._damaged_listed_rows():
+            return [ListedConversation(s.id, s.title, s.updated_at, s.pinned) for s in self.list_conversations()]
+        return [ListedConversation(cid, title, updated_at, bool(pinned)) for cid, title, updated_at, pinned in
+                self.db.execute("SELECT id, title, updated_at, pinned FROM conversations WHERE archived = 0 "
+                                "ORDER BY pinned DESC, updated_at DESC, id DESC")]
+
+    @guarded("list conversations")
+    def conversation_order(self) -> list[int]:
+        """The ids of ``conversation_list``, in its order: what the window's list starts from (issue 17: a third
+        of the whole rows' time at 10,000), reading each row's details when it is shown
+        (``listed_conversations``). Checked as ``conversation_list`` is."""
+        if self._damaged_listed_rows():
+            return [s.id for s in self.list_conversations()]
+        return [cid for (cid,) in self.db.execute("SELECT id FROM conversations WHERE archived = 0 "
+                                                  "ORDER BY pinned DESC, updated_at DESC, id DESC")]
+
+    @guarded("list conversations")
+    def listed_conversations(self, ids: list[int]) -> list[ListedConversation]:
+        """The rows of ``conversation_list`` with these ids, in no particular order (at most ``LISTED_IDS`` ids a
+        query); archived and deleted ones are left out. A row that is not what Parley writes is named
+        (DamagedDatabaseError), as the whole list names it."""
+        found: list[ListedConversation] = []
+        for start in range(0, len(ids), LISTED_IDS):
+            chunk = ids[start:start + LISTED_IDS]
+            rows = self.db.execute(
+                "SELECT id, title, updated_at, pinned FROM conversations WHERE archived = 0 AND id IN "
+                f"({', '.join('?' * len(chunk))})", chunk).fetchall()
+            for cid, title, updated_at, pinned in rows:
+                if not (type(cid) is int and type(title) is str and type(updated_at) is int
+                        and MIN_TIME_MS <= updated_at <= MAX_TIME_MS and pinned in (0, 1)):
+                    self._damaged_listed_rows(raise_=True)
+                found.append(ListedConversation(cid, title, updated_at, bool(pinned)))
+        return found
+
+    def _damaged_listed_rows(self, *, raise_: bool = False) -> bool:
+        """Whether a listed row is not what Parley writes (one SQL count); with ``raise_``, the careful read names
+        it (DamagedDatabaseError)."""
         damaged = self.db.execute(
             "SELECT COUNT(*) FROM conversations WHERE archived = 0 AND NOT (typeof(id) = 'integer' "
             "AND typeof(title) = 'text' AND typeof(updated_at) = 'integer' AND updated_at BETWEEN ? AND ? "
             "AND typeof(pinned) = 'integer' AND typeof(archived) = 'integer')",
             [MIN_TIME_MS, MAX_TIME_MS]).fetchone()[0]
-        if damaged:
-            return [ListedConversation(s.id, s.title, s.updated_at, s.pinned) for s in self.list_conversations()]
-        return [ListedConversation(cid, title, updated_at, bool(pinned)) for cid, title, updated_at, pinned in
-                self.db.execute("SELECT id, title, updated_at, pinned FROM conversations WHERE archived = 0 "
-                                "ORDER BY pinned DESC, updated_at DESC, id DESC")]
+        if damaged and raise_:
+            self.list_conversations()
+        return bool(damaged)
 
     def _update_conversation(self, conversation_id: int, **fields: Any) -> None:
         """Change details; ``updated_at`` is left alone (it tracks new messages, which order the list)."""

@@ -4,11 +4,18 @@ kept in sync by triggers; attachments stored before migration 6 are indexed by a
 The user's words are quoted before they reach FTS5, so punctuation and FTS operators in a query cannot cause a
 syntax error; all words must match (a trailing ``*`` keeps prefix search). Results carry a snippet with the
 matching words between markers. Stemming is English (porter), diacritics are ignored.
+
+Stored text that is not UTF-8 (a damaged or hand-edited database, a row another program wrote) is read with
+U+FFFD in place of each bad byte, in titles, messages and attached files alike, instead of failing the whole
+search: the user still finds the rest, and the damaged row shows where its text was lost.
 """
 
 from __future__ import annotations
 
 import re
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +78,10 @@ class HistorySearch:
         if not 1 <= limit <= MAX_SEARCH_LIMIT:
             raise SearchQueryError(f"the result limit must be between 1 and {MAX_SEARCH_LIMIT}")
         query = fts_query(text)
+        with _lenient_text(self.history.db.conn):
+            return self._search(query, limit, marks)
+
+    def _search(self, query: str, limit: int, marks: tuple[str, str]) -> list[SearchHit]:
         db = self.history.db
         hits: list[SearchHit] = []
         titles = db.execute(
@@ -100,17 +111,9 @@ class HistorySearch:
         return hits[:limit]
 
     def _attachments(self, query: str, limit: int, marks: tuple[str, str]) -> list[tuple[float, SearchHit]]:
-        """Attached files whose name or (indexed) text matches, each shown as its name and a snippet. Bytes that
-        are not UTF-8 (a row another program wrote) are read as U+FFFD instead of failing the whole search."""
-        conn = self.history.db.conn
-        text_factory = conn.text_factory
-        conn.text_factory = _lenient_text
-        try:
-            rows = self._attachment_rows(query, limit, marks)
-        finally:
-            conn.text_factory = text_factory
+        """Attached files whose name or (indexed) text matches, each shown as its name and a snippet."""
         found = []
-        for r in rows:
+        for r in self._attachment_rows(query, limit, marks):
             self._check(("message_attachments", r[0], "name", r[1]), ("conversations", r[3], "title", r[4]),
                         ("messages", r[2], "created_at", r[6]))
             name, text = r[7], r[8]
@@ -130,5 +133,16 @@ class HistorySearch:
             [marks[0], marks[1], marks[0], marks[1], SNIPPET_ELLIPSIS, SNIPPET_WORDS, query, limit]).fetchall()
 
 
-def _lenient_text(data: bytes) -> str:
+def _replacing_decode(data: bytes) -> str:
     return data.decode("utf-8", "replace")
+
+
+@contextmanager
+def _lenient_text(conn: sqlite3.Connection) -> Iterator[None]:
+    """Text read on ``conn`` meanwhile decodes bytes that are not UTF-8 as U+FFFD instead of raising."""
+    text_factory = conn.text_factory
+    conn.text_factory = _replacing_decode
+    try:
+        yield
+    finally:
+        conn.text_factory = text_factory

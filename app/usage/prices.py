@@ -10,11 +10,11 @@ price: ``None``, never 0. A per-model price in the settings (``usage.prices``) w
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from importlib.metadata import version
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -26,7 +26,15 @@ from orchestration.engine import TokenUsage
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.presets import PRESETS
 
-PRICE_SOURCE = f"genai-prices {version('genai-prices')}"
+
+@functools.cache
+def price_source() -> str:
+    """Where the prices come from, as ``genai-prices VERSION``. Read when first shown: importlib.metadata, which
+    reads it, costs the idle window about 3.5 MB (email, csv, zipfile and their kin; issue 17, bench/RESULTS.md)."""
+    from importlib.metadata import version
+
+    return f"genai-prices {version('genai-prices')}"
+
 
 # Parley's presets (and one-off kinds) -> genai-prices provider ids. Presets not listed (nvidia, custom) are
 # priced only by a user's override.

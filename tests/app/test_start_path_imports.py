@@ -23,6 +23,9 @@ What each start may not import, and why it is heavy or not needed yet:
   process, and so does the check whether it can use a GPU (app/engine/gpu_check.py). Nor the syntax lexers
   (pygments): they are built when the first answer begins (widgets/code_highlighter.warm_up_in_steps), so "idle"
   is read 1.5 s after ready, well after the half-second after the first paint when they used to be warmed.
+  Nor the asyncio loop (asyncio, ssl, qasync, concurrent.futures): it starts at its first need
+  (app/session/qt_asyncio.py). Nor importlib.metadata (with email): the About box's and the price table's
+  versions are read when shown. Nor the built-in engine's child-process module (app.engine.process).
 - ``parley tools list`` with settings it can read as plain JSON (none, or a typical file: app/cli/
   listing_settings.py) loads neither pydantic, the settings models nor any tool module (``tools.*``): the tools are
   described from app/runs/tool_catalogue.py. Nor ``dataclasses`` (with ``inspect``, about 10 ms).
@@ -61,9 +64,11 @@ VERSION = (*FIRST_FRAME, "PySide6", "qasync")
 
 # The app modules the window's start imports before its first frame; the session's (settings, storage, the run
 # service) are imported after it.
-WINDOW_START_APP = ("app.cli", "app.cli.entry", "app.cli.cli_common", "app.errors", "app.cli.terminal_text",
-                    "app.session", "app.session.gui", "app.session.startup_trace", "app.session.gui_thread_gc",
-                    "app.session.qt_asyncio", "app.session.window_state", "app.paths")  # the saved window layout
+WINDOW_START_APP = ("app.cli", "app.cli.entry", "app.cli.cli_common", "app.cli.common_options", "app.errors",
+                    "app.cli.terminal_text", "app.session", "app.session.gui", "app.session.startup_trace",
+                    "app.session.gui_thread_gc", "app.session.qt_asyncio",
+                    "app.session.pyside_import",  # PySide6's import layer out
+                    "app.session.window_state", "app.paths")  # the saved window layout
 # The asyncio loop on Qt's (qasync) starts with the session, after the first frame (app/session/qt_asyncio.py).
 EVENT_LOOP = ("asyncio", "qasync")
 # Widgets the first frame does not show, built (and imported) when first needed (widgets/main_window.py), and
@@ -85,7 +90,8 @@ NOT_UNTIL_USED = ("app.runs.run_service", "orchestration.loop", "app.session.run
                   "app.runs.conversation_chat", "app.session.conversation_files", "app.storage.exchange",
                   "app.storage.export_fields", "app.runs.provider_check", "orchestration.providers.models",
                   "orchestration.providers.discovery", "app.session.window_approver", "app.storage.search",
-                  "app.runs.chat_recording", "app.storage.replay", "app.storage.run_recorder")
+                  "app.runs.chat_recording", "app.storage.replay", "app.storage.run_recorder",
+                  "app.engine.process")  # the built-in engine's child process: with its first start
 
 REPORT = "import json, sys; print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))"
 REPORT_MODULES = "import json, sys; print(json.dumps(sorted(sys.modules)))"
@@ -129,7 +135,7 @@ print(json.dumps(seen))
 # imported when the first frame has been painted, read where the window stamps it (app/session/startup_trace.py),
 # and when it is ready.
 ENTRY = r"""
-import gc, json, sys
+import gc, json, linecache, sys
 from app.session import startup_trace
 seen = {}
 automatic = []  # cycle collections started by the interpreter itself once the window's modules load
@@ -140,6 +146,7 @@ gc.callbacks.append(collection)
 stamp = startup_trace.mark
 def spy(event):
     seen.setdefault(event, sorted(sys.modules))
+    seen.setdefault(f"{event}_sources_read", sorted(linecache.cache))  # PySide6's __feature__ scan reads them
     stamp(event)
 startup_trace.mark = spy
 from app.cli import main
@@ -233,6 +240,11 @@ def test_the_first_frame_waits_for_nothing_heavy_and_ready_loads_no_on_demand_li
                                         *NOT_AT_READY)) == []
     assert _loaded(_top_level(seen["idle"]), (*ON_DEMAND, *FIRST_USE, *NOT_IN_WINDOW, "pygments")) == []
     assert _loaded(set(seen["idle"]), NOT_UNTIL_USED) == []
+    # the About box's and the price table's versions are read when shown: importlib.metadata is ~3.5 MB idle
+    assert _loaded(set(seen["idle"]), ("importlib.metadata", "email")) == []
+    # nor the asyncio loop: it starts at the first run, MCP server, import or dialog (app/session/qt_asyncio.py);
+    # asyncio imports ssl, and with qasync and concurrent.futures they hold several MB
+    assert _loaded(_top_level(seen["idle"]), (*EVENT_LOOP, "ssl", "concurrent")) == []
 
 
 def test_opening_the_history_loads_no_sqlite_utils_plugins(tmp_path):
@@ -263,3 +275,14 @@ def test_parley_with_no_command_paints_before_it_imports_any_command_or_the_sess
     assert seen["automatic_collections"] == []
     assert _loaded(_top_level(seen["ready"]), ON_DEMAND) == []
     assert _loaded(set(seen["ready"]), NOT_AT_READY) == []
+
+
+def test_parley_with_no_command_imports_its_modules_without_reading_their_source(tmp_path):
+    """PySide6's ``__feature__`` import layer reads the source of every module imported after PySide6 (40 to 60
+    ms between the first frame and ready, and the lines kept in memory); the entry point takes it out before the
+    window's modules load (app/session/pyside_import.py)."""
+    seen = json.loads(_run(ENTRY, tmp_path, env_extra={"PARLEY_STARTUP_QUIT_AFTER": "0"}))
+    assert {"painted", "ready"} <= set(seen), "the window was never painted offscreen"
+    assert "app.session.chat_session" in seen["ready"]  # the session's modules were imported by then
+    for stage in ("painted", "ready"):
+        assert [name for name in seen[f"{stage}_sources_read"] if name.startswith(str(REPO))] == [], stage

@@ -63,3 +63,21 @@ def test_a_chat_scrolled_up_is_not_pulled_to_the_bottom(qtbot):
     window.toggle_inspector()
     qtbot.wait(50)
     assert bar.value() < bar.maximum() // 2
+
+
+def test_the_drawer_lays_the_chat_out_once_not_at_every_width_on_the_way(qtbot):
+    """User pass 4: opening the inspector on a heavy conversation took 2 to 3 s, as the chat was laid out again
+    at each of 4 to 6 widths the drawer passed through while making room (and at 1,060 px on the way back)."""
+    window = window_with_a_long_chat(qtbot)
+    widths: list[float] = []
+    window.chat_view.document().documentLayout().documentSizeChanged.connect(lambda size: widths.append(size.width()))
+    window.toggle_inspector()
+    qtbot.wait(50)
+    assert len(set(widths)) <= 2, widths  # the final width (and a settling of a few px), no passing ones
+    assert at_bottom(window)
+    widths.clear()
+    window.toggle_inspector()
+    qtbot.waitUntil(lambda: not window.inspector.isVisible())
+    qtbot.wait(50)
+    assert len(set(widths)) <= 2, widths
+    assert at_bottom(window)

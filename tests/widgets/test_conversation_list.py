@@ -95,6 +95,75 @@ def test_escapes_in_a_title_show_in_caret_notation_in_the_list_and_in_search_res
     assert conversations.model.index(0, 0).data(TITLE_ROLE) == "Title ^[[31mred^G"
 
 
+def test_search_results_open_with_the_keyboard_alone(qtbot):
+    """User pass 4: after typing in the search box, Down and Enter did nothing; a hit needed the mouse."""
+    conversations = narrow_list(qtbot)
+    conversations.activateWindow()
+    qtbot.waitUntil(conversations.isActiveWindow, timeout=3000)
+    opened: list[int] = []
+    conversations.conversation_selected.connect(opened.append)
+    conversations.set_search_results([SearchHit(7, "Otters", "sea otters"), SearchHit(9, "Rivers", "river otters")])
+    conversations.focus_search()
+    qtbot.keyClicks(conversations.search_box, "otters")
+    qtbot.keyClick(conversations.search_box, Qt.Key.Key_Return)
+    assert opened[-1:] == [7]  # Enter opens the best hit
+
+    conversations.set_search_results([SearchHit(7, "Otters", "sea otters"), SearchHit(9, "Rivers", "river otters")])
+    conversations.focus_search()
+    qtbot.keyClick(conversations.search_box, Qt.Key.Key_Down)
+    assert conversations.list.hasFocus() and conversations.list.currentIndex().row() == 0
+    qtbot.keyClick(conversations.list, Qt.Key.Key_Down)
+    qtbot.keyClick(conversations.list, Qt.Key.Key_Return)
+    assert opened[-1:] == [9]
+
+
+class ListRows:
+    """Rows by id from a list: the app's history stands behind this in the window."""
+
+    def __init__(self, items: list[ConversationItem]) -> None:
+        self.items = {item.id: item for item in items}
+        self.asked: list[list[int]] = []
+
+    def rows(self, ids: list[int]) -> list[ConversationItem]:
+        self.asked.append(ids)
+        return [self.items[cid] for cid in ids if cid in self.items]
+
+
+def test_a_list_of_ids_reads_only_the_rows_it_shows_and_knows_its_length_and_order_at_once(qtbot):
+    from widgets.conversation_model import BLOCK_ROWS
+
+    items = [ConversationItem(i, f"Conversation {i}", 1_700_000_000_000 - i) for i in range(BLOCK_ROWS * 5)]
+    rows = ListRows(items)
+    conversations = narrow_list(qtbot)
+    conversations.show_order([item.id for item in items], rows, selected=items[3].id)
+    qtbot.wait(20)
+    assert conversations.model.rowCount() == len(items)
+    assert conversations.ids_in_order() == [item.id for item in items]
+    assert conversations.list.currentIndex().row() == 3
+    assert rows.asked == [[item.id for item in items[:BLOCK_ROWS]]]  # the first block: the rows painted
+    assert conversations.model.index(0, 0).data().startswith("Conversation 0\n")
+    bar = conversations.list.verticalScrollBar()
+    bar.setValue(bar.maximum())
+    qtbot.wait(20)
+    assert rows.asked[1:] == [[item.id for item in items[-BLOCK_ROWS:]]]  # the last block, nothing between
+    conversations.show_order([item.id for item in items[:2]] + [9_999], rows)  # 9,999: deleted elsewhere
+    assert conversations.model.index(2, 0).data().startswith("Untitled\n")
+
+
+def test_while_searching_a_list_of_ids_still_names_an_unread_conversation(qtbot):
+    items = [ConversationItem(i, f"Conversation {i}", 1_700_000_000_000 - i) for i in range(1000)]
+    rows = ListRows(items)
+    conversations = narrow_list(qtbot)
+    conversations.show_order([item.id for item in items], rows)
+    qtbot.wait(20)
+    unread = items[-1]
+    conversations.set_search_results([SearchHit(unread.id, unread.title, "a snippet")])
+    asked: list[str] = []
+    conversations._ask_title = lambda _parent, current: asked.append(current)
+    conversations.request_rename(unread.id)
+    assert asked == [unread.title] and rows.asked[-1] == [unread.id]
+
+
 def test_an_attachment_hit_shows_the_file_and_keeps_its_match_in_view_in_a_narrow_list(qtbot):
     conversations = narrow_list(qtbot, 260)
     snippet = (f"contract.txt: Services agreement between Acme and the Buyer. The supplier shall "

@@ -8,7 +8,13 @@ from PySide6.QtWidgets import QAbstractButton, QWidget
 
 from tests.support.main_window import exposed_main_window
 from tests.support.run_script import RunScript
-from widgets.drawer_space import CHAT_MIN_WIDTH, DRAWER_MAX_SHARE, DRAWER_MIN_WIDTH, SIDE_MIN_WIDTH
+from widgets.drawer_space import (
+    CHAT_DRAWER_WIDTH,
+    CHAT_MIN_WIDTH,
+    DRAWER_MAX_SHARE,
+    DRAWER_MIN_WIDTH,
+    SIDE_MIN_WIDTH,
+)
 from widgets.main_window import MainWindow
 
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -76,7 +82,8 @@ def test_opening_the_inspector_keeps_the_sidebar_and_the_chat_usable(qtbot):
     window.toggle_inspector()
     side, chat, _panes = window.splitter.sizes()
     assert side >= SIDE_MIN_WIDTH and chat >= CHAT_MIN_WIDTH
-    assert window.inspector.width() >= window.width() - side - CHAT_MIN_WIDTH - 40  # the room the panes gave up
+    assert window.inspector.width() >= window.width() - side - CHAT_DRAWER_WIDTH - 40  # the room the panes gave up
+    assert chat >= CHAT_DRAWER_WIDTH  # the sidebar and the drawer yielded first (user pass 4)
     assert DRAWER_MIN_WIDTH <= window.inspector.width() <= DRAWER_MAX_SHARE * window.width()
     search = window.conversations.search_box
     assert search.width() > search.fontMetrics().horizontalAdvance(search.placeholderText())  # not "Search con…"

@@ -102,3 +102,23 @@ def test_help_lists_the_shortcuts_and_about_names_the_version(qtbot):
     about = window.menus.show_about()
     assert "Parley 1.2.3&lt;b&gt;" in about.text()
     about.close()
+
+
+def test_about_reads_the_version_when_it_opens(qtbot):
+    """The app hands over a lookup (importlib.metadata is about 3.5 MB the idle window does not need)."""
+    window = shown_window(qtbot)
+    asked: list[int] = []
+    window.menus.version_lookup = lambda: asked.append(1) or "4.5.6"
+    assert asked == []
+    about = window.menus.show_about()
+    assert "Parley 4.5.6" in about.text() and asked == [1]
+    about.close()
+
+
+def test_files_can_be_attached_from_the_keyboard(qtbot):
+    """User pass 4: attaching needed the mouse (the composer's paper clip); File > Attach files… is Ctrl+Shift+A."""
+    window = shown_window(qtbot)
+    assert window.menus.attach.shortcut() == QKeySequence("Ctrl+Shift+A")
+    with qtbot.waitSignal(window.composer.attach_requested, timeout=2000):
+        qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_A,
+                       Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)

@@ -7,7 +7,6 @@ connected or failed once, or when the timeout passes, whichever is first.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
@@ -64,6 +63,8 @@ class McpManager:
             connection.start()
 
     async def wait_ready(self, seconds: float) -> None:
+        import asyncio  # with the first server, not when the window reads its (maybe empty) list
+
         waits = [c.wait_settled() for c in self._connections.values() if c.settings.enabled]
         if waits:
             with contextlib.suppress(TimeoutError):
@@ -85,6 +86,8 @@ class McpManager:
             await connection.reconnect()
 
     async def aclose(self) -> None:
+        import asyncio
+
         await asyncio.gather(*(c.stop() for c in self._connections.values()))
 
     def kill_now(self) -> None:

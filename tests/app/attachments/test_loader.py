@@ -158,3 +158,15 @@ def test_attachments_together_may_not_pass_the_message_limit(tmp_path, monkeypat
     assert len(load_attachments([first])) == 1
     with pytest.raises(AttachmentError, match=r"together the attachments are 200 bytes as sent; .* b\.txt was not"):
         load_attachments([first, second])
+
+
+def test_a_name_longer_than_the_limit_is_cut_keeping_its_start_and_extension():
+    from app.attachments.limits import MAX_ATTACHMENT_NAME_CHARS
+
+    long_name = "report " + "x" * 400 + ".md"
+    prepared = attachment_from_bytes(long_name, b"# notes\n")
+    assert len(prepared.name) == MAX_ATTACHMENT_NAME_CHARS
+    assert prepared.name.startswith("report xxx") and prepared.name.endswith("x….md")
+    assert isinstance(prepared.part, DocumentPart) and prepared.part.text.startswith("# notes")
+    exact = "y" * (MAX_ATTACHMENT_NAME_CHARS - 4) + ".txt"
+    assert attachment_from_bytes(exact, b"kept").name == exact

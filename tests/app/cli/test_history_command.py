@@ -134,3 +134,37 @@ def test_import_of_an_export_a_newer_version_made_names_what_it_left_out(cli, sa
     target.write_text(json.dumps(document))
     refused = cli("import", str(target))
     assert refused.code == 1 and "exported by a newer version of Parley (export format version 3)" in refused.err
+
+
+def test_search_finds_a_message_whose_stored_text_is_not_utf8(cli, saved):
+    with History.open(resolve_paths().database) as history:
+        answer = history.branch(saved["trip"])[-1].id
+        history.db.execute("UPDATE messages SET content = CAST(? AS TEXT) WHERE id = ?",
+                           [b"Try Alfama \xe9 at night", answer])
+    result = cli("search", "alfama")
+    assert result.code == 0, result.err
+    assert "\ufffd" in result.out and "Alfama" in result.out
+    (hit,) = json.loads(cli("search", "alfama", "--json").out)
+    assert hit["message_id"] == answer and "\ufffd" in hit["snippet"]
+
+
+def test_import_cuts_an_overlong_attachment_name_and_says_so(cli, tmp_path):
+    from app.attachments import attachment_from_bytes
+    from app.storage.run_recorder import RunRecorder
+
+    with History.open(resolve_paths().database) as history:
+        cid = history.create_conversation("Minutes")
+        RunRecorder(history, cid).begin("Summarise", attachments=[attachment_from_bytes("minutes.txt", b"agenda")])
+    target = tmp_path / "minutes.json"
+    assert cli("export", str(cid), "--format", "json", "-o", str(target)).code == 0
+    document = json.loads(target.read_text())
+    document["messages"][0]["attachments"][0]["name"] = "n" * 2000 + ".txt"
+    target.write_text(json.dumps(document))
+    imported = cli("import", str(target))
+    assert imported.code == 0 and "Imported 1 messages as conversation" in imported.out
+    assert imported.err.strip() == ("Cut 1 attachment name longer than 255 characters to its start and extension "
+                                    "(the longest had 2,004).")
+    new_id = int(imported.out.split()[-1].rstrip("."))
+    shown = json.loads(cli("history", "show", str(new_id), "--json").out)
+    (attachment,) = shown["messages"][0]["attachments"]
+    assert attachment["name"] == "n" * 250 + "….txt"

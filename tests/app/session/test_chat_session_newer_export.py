@@ -56,3 +56,26 @@ def test_an_export_of_a_newer_format_version_is_refused_saying_so(qtbot, qasync_
            "version imports versions up to 2. Update Parley to import it." in window.chat_view.toPlainText()
     assert len(window.conversations.ids_in_order()) == 1  # only the conversation saved before
     session.history.close()
+
+
+def test_an_import_with_an_overlong_attachment_name_opens_and_the_status_bar_says_it_was_cut(
+        qtbot, qasync_loop, parley_home, tmp_path):
+    from app.attachments import attachment_from_bytes
+    from app.storage.run_recorder import RunRecorder
+
+    with History.open(resolve_paths().database) as history:
+        cid = history.create_conversation("Minutes")
+        RunRecorder(history, cid).begin("Summarise", attachments=[attachment_from_bytes("minutes.txt", b"agenda")])
+        document = json.loads(export_json(history, cid))
+    document["messages"][0]["attachments"][0]["name"] = "n" * 3000 + ".txt"
+    path = tmp_path / "long-name.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    window, session = shown_session_window(qtbot)
+    session.choose_import_file = lambda: str(path)
+    qasync_loop.run_until_complete(asyncio.wait_for(session.import_file(), 10))
+
+    assert session.conversation_id not in (None, cid) and "Summarise" in window.chat_view.toPlainText()
+    assert window.statusBar().currentMessage() == (
+        "Imported “Minutes” (1 messages). Cut 1 attachment name longer than 255 characters to its start and "
+        "extension (the longest had 3,004).")
+    session.history.close()

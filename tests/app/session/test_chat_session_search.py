@@ -40,3 +40,20 @@ def test_one_row_per_conversation_with_its_best_message_match(qtbot, parley_home
     session.search("tram")
     assert window.conversations.ids_in_order() == [lisbon]
     session.history.close()
+
+
+def test_a_message_stored_with_bytes_that_are_not_utf8_is_found_not_a_search_problem(qtbot, parley_home):
+    history = History.open(resolve_paths().database)
+    otters = answered(history, "Sea otters", "Do sea otters use tools?", "placeholder")
+    answer = history.branch(otters)[-1].id
+    history.db.execute("UPDATE messages SET content = CAST(? AS TEXT) WHERE id = ?",
+                       [b"Yes: otters crack \xff shells", answer])
+    history.close()
+    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
+    qtbot.addWidget(window)
+    session.search("otters")
+    model = window.conversations.model
+    assert window.conversations.ids_in_order() == [otters]
+    text = "".join(piece for piece, _marked in model.index(0, 0).data(PIECES_ROLE))
+    assert "\ufffd" in text and "Search problem" not in model.index(0, 0).data()
+    session.history.close()

@@ -105,5 +105,5 @@ def test_an_attachment_whose_file_is_gone_is_named_and_the_edit_kept(qtbot, qasy
     settle(qasync_loop, session)
     window.chat_view.flush()
     assert len(model.sent) == sent  # nothing was sent
-    assert "otters.txt is no longer in Parley's data folder" in window.chat_view.toPlainText()
+    assert "otters.txt is no longer in Parley's data folder" in window.send_refusal.message()  # above the composer
     assert window.composer.input_widget().toPlainText() == "Read this again"

@@ -122,3 +122,24 @@ def test_the_built_in_models_name_shows_whole_at_the_default_size(qtbot, qasync_
         assert shows_all_of(picker), (picker.currentText(), picker.width(), text_room(picker))
     finally:
         close_window(qasync_loop, session)
+
+
+def test_on_a_1280_px_wide_window_the_inspector_leaves_the_model_name_whole(qtbot, qasync_loop, pass_models):
+    """User pass 4 (item 6 of the pass before): with the inspector open in a 1280 px window that cannot grow,
+    the chat sat at its 480 px minimum and "pass-model · pass-n" was elided. The conversation list and the
+    drawer now give way first (widgets/drawer_space.py)."""
+    window, session = open_window(qtbot, qasync_loop)
+    try:
+        window.resize(1280, 800)
+        picker = picker_of(window)
+        qtbot.waitUntil(lambda: picker.currentText() == "pass-model · pass", timeout=3000)
+        assert window.composer.set_current_model("pass-n", "pass-model")
+        window.toggle_inspector()
+        qtbot.waitUntil(window.inspector.isVisible, timeout=3000)
+        qtbot.wait(100)  # the row is laid out again on a later turn of the loop
+        shot(window, "picker-inspector-1280")
+        assert window.width() == 1280
+        assert shows_all_of(picker), (window.splitter.sizes(), picker.width(), text_room(picker))
+        assert window.inspector.width() >= 360  # the timeline's columns still fit
+    finally:
+        close_window(qasync_loop, session)

@@ -208,3 +208,22 @@ def test_the_price_table_loads_when_the_first_priced_run_is_sent_not_at_start(qt
     assert session.usage.confirm_spend(paid) and session.usage.confirm_spend(paid)
     assert loads == [1]
     session.history.close()
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise")  # the tooltip shows offscreen
+def test_the_spend_tooltip_names_the_price_table_when_it_shows(qtbot, loopback, parley_home):
+    """Issue 17: the price table's version is read (importlib.metadata, about 3.5 MB) when the spend's tooltip
+    first shows, not at start; the tooltip then names it, and says so again each time it shows."""
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+
+    window, session = build_window(secrets=configure(loopback), discover=False)
+    qtbot.addWidget(window)
+    window.show()
+    label = session.usage.spend_label
+    assert "genai-prices" not in label.toolTip()
+    for _ in range(2):
+        QApplication.sendEvent(label, QHelpEvent(QEvent.Type.ToolTip, QPoint(2, 2), label.mapToGlobal(QPoint(2, 2))))
+        tip = label.toolTip()
+        assert tip.startswith("Spend of this conversation") and tip.count("Prices: genai-prices ") == 1, tip
+    session.history.close()

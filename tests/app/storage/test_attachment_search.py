@@ -4,6 +4,7 @@ history from before migration 6 indexed afterwards, batch by batch."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from pathlib import Path
@@ -261,3 +262,30 @@ def test_the_background_indexer_waits_out_a_lock_and_stops_when_told(tmp_path: P
     stopped = BackgroundIndexer(path, lambda rows: pytest.fail("stopped before it began"))
     stopped.stop()
     assert not stopped.running
+
+
+def test_an_import_cuts_an_overlong_attachment_name_to_the_limit_keeps_everything_else_and_says_so(
+        history: History, tmp_path: Path):
+    from app.attachments.limits import MAX_ATTACHMENT_NAME_CHARS
+    from app.storage.import_notes import import_note
+
+    conversation_id, _ = ask(history, "Read these", ("contract.txt", CONTRACT), ("short.md", b"# wombats\n"))
+    document = json.loads(export_json(history, conversation_id))
+    long_name = "minutes " + "m" * 5000 + ".txt"
+    document["messages"][0]["attachments"][0]["name"] = long_name
+    path = tmp_path / "long-name.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+
+    imported = read_export(path)
+    new_id = import_conversation(history, imported)
+    rows = history.db.execute(
+        "SELECT a.name, a.text, a.sha256 FROM message_attachments a JOIN messages m ON m.id = a.message_id "
+        "WHERE m.conversation_id = ? ORDER BY a.position", [new_id]).fetchall()
+    assert [name for name, _, _ in rows] == [long_name[:MAX_ATTACHMENT_NAME_CHARS - 5] + "….txt", "short.md"]
+    assert len(rows[0][0]) == MAX_ATTACHMENT_NAME_CHARS
+    assert rows[0][1] == CONTRACT.decode() and history.attachments.read(rows[0][2]) == CONTRACT
+    (hit,) = [hit for hit in HistorySearch(history).search("indemnify") if hit.conversation_id == new_id]
+    assert hit.attachment_name == rows[0][0]
+    assert import_note(imported) == (f"Cut 1 attachment name longer than {MAX_ATTACHMENT_NAME_CHARS} characters "
+                                     "to its start and extension (the longest had 5,012).")
+    fts_consistent(history)

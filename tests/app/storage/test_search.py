@@ -78,3 +78,29 @@ def test_index_follows_edits_and_deletes(history):
     assert search.search("edited") == [] and search.search("renamed")[0].message_id is None
     history.delete(cid)
     assert search.search("final") == [] and search.search("renamed") == []
+
+
+def _damage(history, message_id: int, raw: bytes) -> None:
+    """Store ``raw`` as the message's text, as a damaged or hand-edited database can hold it (typed TEXT, bytes
+    that are not UTF-8)."""
+    history.db.execute("UPDATE messages SET content = CAST(? AS TEXT) WHERE id = ?", [raw, message_id])
+
+
+def test_a_message_whose_text_is_not_utf8_is_found_with_replacement_characters(history):
+    cid = history.create_conversation("Hand edited")
+    broken = history.add_message(cid, "user", "placeholder")
+    history.add_message(cid, "assistant", "a sound reply about wombats")
+    _damage(history, broken, b"caf\xe9 wombats \xff\xfe end")
+    hits = HistorySearch(history).search("wombats")
+    assert sorted(hit.message_id for hit in hits) == sorted([broken, broken + 1])
+    (damaged,) = [hit for hit in hits if hit.message_id == broken]
+    assert damaged.snippet == "caf\ufffd **wombats** \ufffd\ufffd end"
+    assert history.db.conn.text_factory is str  # the lenient reading ends with the search
+
+
+def test_a_title_that_is_not_utf8_does_not_break_the_search(history):
+    cid = history.create_conversation("placeholder")
+    history.add_message(cid, "user", "wombats burrow")
+    history.db.execute("UPDATE conversations SET title = CAST(? AS TEXT) WHERE id = ?", [b"Notes \xff", cid])
+    (hit,) = HistorySearch(history).search("wombats")
+    assert hit.conversation_title == "Notes \ufffd"

@@ -67,11 +67,25 @@ async def test_a_listing_past_the_limit_or_cut_short_does_not_count(monkeypatch)
         assert await discover_local_servers(ports, probe_seconds=1.0) == []
 
 
-def test_discovery_needs_no_http_client_library(tmp_path) -> None:
-    """Issue 17: a window with no provider runs discovery at start; it must not load httpx (and its SSL set-up)."""
-    code = ("import asyncio, sys\nfrom orchestration.providers.discovery import discover_local_servers\n"
-            "asyncio.run(discover_local_servers({'vllm': int(sys.argv[1])}, probe_seconds=0.3))\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('httpx', 'httpcore', 'anyio', 'certifi')))")
+def test_blocking_discovery_probes_at_once_within_its_deadline() -> None:
+    """The window's form (no event loop): every port at once against one deadline, so a server probed after two
+    hanging ones is still found."""
+    with LoopbackServer() as lmstudio, LoopbackServer() as silent, LoopbackServer() as silent_too:
+        lmstudio.always("GET", "/v1/models", Response.json({"data": [{"id": "m"}]}))
+        silent.always("GET", "/v1/models", Response(hang_before_headers=True))
+        silent_too.always("GET", "/api/tags", Response(hang_before_headers=True))
+        ports = {"ollama-native": silent_too.port, "vllm": silent.port, "lmstudio": lmstudio.port}
+        found = discovery.find_local_servers(ports, probe_seconds=0.5)
+    assert [server.preset for server in found] == ["lmstudio"]
+
+
+def test_discovery_needs_no_http_client_library_or_asyncio(tmp_path) -> None:
+    """Issue 17: a window with no provider runs discovery at start; it must not load httpx (and its SSL set-up),
+    nor asyncio, which imports ssl (about 8 MB together; the window starts its loop when first needed)."""
+    code = ("import sys\nfrom orchestration.providers.discovery import find_local_servers\n"
+            "find_local_servers({'vllm': int(sys.argv[1])}, probe_seconds=0.3)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('httpx', 'httpcore', 'anyio', 'certifi',"
+            " 'asyncio', 'ssl')))")
     done = subprocess.run([sys.executable, "-c", code, str(closed_port())], capture_output=True, text=True,
                           cwd=Path(__file__).resolve().parents[3], timeout=60,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])})
