@@ -22,6 +22,7 @@ from app.cli.cli_context import open_history, paths_from_args, secret_store, set
 from app.cli.cli_input import prompt_from_stdin, require_text, typed_prompt_kept
 from app.cli.cli_interrupt import Interrupts
 from app.cli.cli_output import JsonLinesPrinter, TerminalPrinter
+from app.cli.mcp_notice import report_unready_servers
 from app.cli.provider_args import api_key_from_env, provider_from_args
 from app.cli.terminal_text import terminal_safe
 from app.engine.manager import BuiltinEngine
@@ -119,6 +120,7 @@ def run_chat(args: argparse.Namespace) -> int:
             mcp = mcp_manager(settings, store.lookup)
             interrupts.before_exit(mcp.kill_now)
             runner.run(start_mcp(mcp))
+            report_unready_servers(mcp.statuses())
         engine = BuiltinEngine(settings.engine, paths_from_args(args).data_dir)
         engine.add_listener(TerminalProgress())
         interrupts.before_exit(engine.kill_now)
