@@ -132,11 +132,12 @@ def status_rows(servers: list[McpServerSettings], statuses: list[ServerStatus]) 
 
 
 async def _statuses(args: argparse.Namespace, settings: Settings) -> list[ServerStatus]:
+    from app.cli.mcp_notice import as_seen_once
     from app.runs.tool_setup import MCP_CONNECT_TIMEOUT_S, connected_mcp
 
     manager = await connected_mcp(settings, secret_store(args).lookup, MCP_CONNECT_TIMEOUT_S)
     try:
-        return manager.statuses()
+        return [as_seen_once(status) for status in manager.statuses()]
     finally:
         await manager.aclose()
 

@@ -20,3 +20,12 @@ def test_a_server_whose_command_is_missing_is_named_and_the_chat_goes_on(tmp_pat
     assert not any(name.startswith("files") for name in offered), offered
     assert f"MCP server files is not available (the command was not found ({missing}))" in chat.stderr, chat.stderr
     assert "its tools are not in this chat" in chat.stderr and "restarting in" not in chat.stderr
+
+
+def test_mcp_list_shows_a_missing_command_as_failed_without_a_restart_it_will_not_get(tmp_path):
+    missing = tmp_path / "no-such-mcp-server"
+    assert run_parley("mcp", "add", "files", "--", str(missing)).returncode == 0
+    listed = run_parley("mcp", "list")
+    assert listed.returncode == 0, listed.stderr
+    assert f"files  stdio  failed  {missing}" in listed.stdout, listed.stdout
+    assert f"the command was not found ({missing})" in listed.stdout and "restarting" not in listed.stdout
