@@ -3,7 +3,9 @@
 ``--provider NAME`` is a provider from the settings (its base URL, headers and the key from the keyring); a
 preset's name still works there for the one-off use it had before (``--provider openai``), unless a configured
 provider has that id. ``--preset``/``--base-url``/``--kind`` make a one-off provider as before. With none of
-them, the default provider in the settings is asked; with no default, the OpenAI preset as before.
+them, the default provider in the settings is asked; with no default either, the command says what it can ask
+instead (it used to ask OpenAI's public API, which needs a key, so a fresh machine got a network error); with
+``--api-key-env`` alone, the OpenAI preset as before.
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ from app.secrets.names import provider_entry
 from app.settings import Settings
 from orchestration.providers.config import ProviderConfig
 from orchestration.providers.presets import PRESETS
+
+NOTHING_TO_ASK = ("no provider is set up to ask: `parley models --local` lists the built-in engine's models and the "
+                  "model servers running here, `parley models --preset NAME --api-key-env VAR` a known provider's, "
+                  "and `parley providers add NAME --base-url URL` sets one up")
 
 
 def _one_off(args: argparse.Namespace) -> bool:
@@ -40,6 +46,8 @@ def models_provider(args: argparse.Namespace, settings: Settings) -> ProviderCon
                              f"--preset NAME")
     elif not _one_off(args) and settings.default_provider:
         entry = settings.provider(settings.default_provider)
+    elif not _one_off(args) and not args.api_key_env:
+        raise UsageError(NOTHING_TO_ASK)
     else:
         entry = None
     if entry is None:

@@ -46,3 +46,10 @@ def test_models_unknown_provider_names_the_configured_ones():
     assert listed.returncode == 2
     assert "there is no provider 'nope'; configured: mine" in listed.stderr
     assert "--preset NAME" in listed.stderr
+
+
+def test_models_with_nothing_set_up_says_what_it_can_list():
+    listed = run_parley("models")
+    assert listed.returncode == 2, listed.stderr
+    assert "no provider is set up" in listed.stderr and "parley models --local" in listed.stderr
+    assert "Could not reach" not in listed.stderr
