@@ -6,12 +6,16 @@ line per such server goes to stderr, naming the reason and where to look (``parl
 
 A command that starts the servers, looks once and exits never restarts one, so a server the manager would
 restart ("…; restarting in 1 s") is shown as failed, without the retry it will not get (``as_seen_once``).
+``missing_command`` lets ``parley mcp add`` warn at once about a command that is not there (it is still saved:
+it may be installed later).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
+import shutil
 import sys
 from typing import TextIO
 
@@ -39,3 +43,12 @@ def report_unready_servers(statuses: list[ServerStatus], out: TextIO | None = No
         reason = status.message or status.state
         print(terminal_safe(f"parley: MCP server {status.name} is not available ({reason}); its tools are not "
                             f"in this chat. `parley mcp list` shows its state."), file=out or sys.stderr)
+
+
+def missing_command(command: str, cwd: str | None) -> bool:
+    """True when ``command`` is neither on PATH nor a file (relative to ``cwd`` when given), so that starting
+    the server would fail with "the command was not found"."""
+    if os.sep in command or (os.altsep and os.altsep in command):
+        path = os.path.join(cwd, command) if cwd and not os.path.isabs(command) else command
+        return not os.path.isfile(os.path.expanduser(path))
+    return shutil.which(command) is None

@@ -3,6 +3,8 @@ the chat, and before they went missing without a word. Real processes, a loopbac
 
 from __future__ import annotations
 
+import sys
+
 from tests.support.cli_process import run_parley
 from tests.support.loopback import LoopbackServer
 from tests.support.openai_wire import stream_response
@@ -29,3 +31,13 @@ def test_mcp_list_shows_a_missing_command_as_failed_without_a_restart_it_will_no
     assert listed.returncode == 0, listed.stderr
     assert f"files  stdio  failed  {missing}" in listed.stdout, listed.stdout
     assert f"the command was not found ({missing})" in listed.stdout and "restarting" not in listed.stdout
+
+
+def test_mcp_add_warns_about_a_command_that_is_not_there_and_keeps_the_server(tmp_path):
+    missing = tmp_path / "no-such-mcp-server"
+    added = run_parley("mcp", "add", "files", "--", str(missing), "--root", "/tmp")
+    assert added.returncode == 0, added.stderr
+    assert f"warning: {missing} was not found (not on PATH, not a file)" in added.stderr, added.stderr
+    assert "files" in run_parley("mcp", "list").stdout
+    on_path = run_parley("mcp", "add", "python", "--", sys.executable, "-c", "pass")
+    assert on_path.returncode == 0 and "warning" not in on_path.stderr, on_path.stderr
