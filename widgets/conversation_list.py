@@ -104,6 +104,8 @@ class ConversationList(QWidget):
         self.new_button = QPushButton(icon("new-chat"), "New chat")
         self.new_button.setAccessibleName("New chat")
         self.new_button.clicked.connect(self.new_chat_requested)
+        # connected first, so the search is gone before the session lists the conversations for the new chat
+        self.new_chat_requested.connect(self.leave_search)
         self.search_box = QLineEdit()
         self.search_box.setPlaceholderText("Search conversations")
         self.search_box.setAccessibleName("Search conversations")
@@ -170,6 +172,13 @@ class ConversationList(QWidget):
     def set_search_results(self, hits: list[SearchHit]) -> None:
         self._searching = True
         self.model.set_search_results(hits)
+
+    def leave_search(self) -> None:
+        """New chat (button, File menu, Ctrl+N): empty the search box and leave search mode, so the list shows every
+        conversation and the new chat appears in it once its first question is sent (docs/widgets.md)."""
+        self.search_box.clear()  # with its signals: blocked, the box kept showing its clear button
+        self._debounce.stop()  # the clear started it: no search for the emptied box comes after
+        self._searching = False
 
     @property
     def searching(self) -> bool:

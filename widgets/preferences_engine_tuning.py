@@ -4,6 +4,10 @@ built-in engine, each in a spin box bounded by its named limit, with Apply.
 A widget on plain values: the app (app/engine/tuning_panel.py) gives it the values and the limits with their
 reasons, checks and saves what Apply sends, and says here what became of it ("restarting now", "applies after
 the current answer"). Apply rather than saving on every step, so the engine restarts once per change.
+
+A box the user has changed since the dialog opened (or since the last Apply) is never overwritten by a later
+``show_values`` (a metadata read ending, the settings file changed by ``parley local set``): its value and the
+text being typed stay, only its range widens to the new limit if needed, and Apply checks it against that limit.
 """
 
 from __future__ import annotations
@@ -59,6 +63,8 @@ class EngineTuningBox(QGroupBox):
             note.setWordWrap(True)
             form.addRow(label, row)
             spin.valueChanged.connect(self._edited)
+            spin.valueChanged.connect(lambda _value, spin=spin: self._touched.add(spin))
+            spin.lineEdit().textEdited.connect(lambda _text, spin=spin: self._touched.add(spin))
         self.apply_button = QPushButton("Apply")
         self.apply_button.setEnabled(False)
         self.apply_button.clicked.connect(self._apply)
@@ -72,6 +78,7 @@ class EngineTuningBox(QGroupBox):
         layout.addLayout(form)
         layout.addLayout(bottom)
         self._shown: TuningShown | None = None
+        self._touched: set[QSpinBox] = set()  # the boxes the user changed; show_values leaves their values alone
 
     @staticmethod
     def _spin(name: str, suffix: str) -> QSpinBox:
@@ -82,15 +89,19 @@ class EngineTuningBox(QGroupBox):
         return spin
 
     def show_values(self, shown: TuningShown) -> None:
-        """Show saved values and limits (a value outside today's limit shows clamped, and Apply offers the fix)."""
+        """Show saved values and limits (a value outside today's limit shows clamped, and Apply offers the fix).
+        A box the user has changed keeps its value and its text; its range only widens to hold them."""
         self._shown = shown
         for spin, low, high, value in ((self.context, shown.context_min, shown.context_max, shown.context),
                                        (self.threads, 1, shown.threads_max, shown.threads),
                                        (self.gpu_layers, 0, shown.gpu_layers_max, shown.gpu_layers),
                                        (self.idle_stop, 0, shown.idle_stop_max, shown.idle_stop)):
             spin.blockSignals(True)
-            spin.setRange(low, high)
-            spin.setValue(value)
+            if spin in self._touched:  # a range holding the current value leaves the typed text as it is
+                spin.setRange(min(low, spin.value()), max(high, spin.value()))
+            else:
+                spin.setRange(low, high)
+                spin.setValue(value)
             spin.blockSignals(False)
         set_plain_text(self.context_note, f"{shown.context_min:,} to {shown.context_max:,}: {shown.context_why}")
         set_plain_text(self.threads_note, f"1 to {shown.threads_max}: {shown.threads_why}")
@@ -102,6 +113,15 @@ class EngineTuningBox(QGroupBox):
         what the user has typed meanwhile."""
         high = self._shown.gpu_layers_max if self._shown else self.gpu_layers.maximum()
         set_plain_text(self.gpu_note, f"0 to {high} ({high}: all)" + (f"; {note}" if note else ""))
+
+    def user_changed(self) -> list[str]:
+        """The accessible names of the boxes the user has changed since the dialog opened or the last Apply."""
+        return [spin.accessibleName() for spin in (self.context, self.threads, self.gpu_layers, self.idle_stop)
+                if spin in self._touched]
+
+    def forget_edits(self) -> None:
+        """The values were saved: the next ``show_values`` shows the saved ones in every box."""
+        self._touched.clear()
 
     def values(self) -> tuple[int, int, int, int]:
         return self.context.value(), self.threads.value(), self.gpu_layers.value(), self.idle_stop.value()

@@ -18,7 +18,13 @@ from app.cli.chat_target import chat_settings, cli_problem
 from app.cli.cli_approval import cli_approver, is_interactive
 from app.cli.cli_budget import check_budget
 from app.cli.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
-from app.cli.cli_context import open_history, paths_from_args, secret_store, settings_from_args
+from app.cli.cli_context import (
+    open_history,
+    paths_from_args,
+    save_settings_from_args,
+    secret_store,
+    settings_from_args,
+)
 from app.cli.cli_input import prompt_from_stdin, require_text, typed_prompt_kept
 from app.cli.cli_interrupt import Interrupts
 from app.cli.cli_output import JsonLinesPrinter, TerminalPrinter
@@ -33,7 +39,7 @@ from app.runs.chat_turn import ChatSettings
 from app.runs.conversation_chat import unsupported_kept, with_stored
 from app.runs.run_service import PreparedRun, RunService, RunSetupError, Subscriber, run
 from app.runs.tool_setup import mcp_manager, start_mcp
-from app.settings import Settings, save_settings
+from app.settings import Settings
 from app.storage import History
 from app.storage.chat_settings import ChatSettingsStore
 from orchestration.loop import RunResult
@@ -88,7 +94,7 @@ def approver_for(args: argparse.Namespace, settings: Settings) -> Approver:
         for name in names:
             settings.tools.approval[name] = "allow"
         try:
-            save_settings(settings, paths_from_args(args).settings)
+            save_settings_from_args(args, settings)
         except EnvironmentProblem as problem:
             print(f"parley: {problem} The choice applies to this chat only.", file=sys.stderr)
 

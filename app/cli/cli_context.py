@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.paths import AppPaths, resolve_paths
@@ -23,12 +24,28 @@ def warn(message: str) -> None:
     print(f"parley: warning: {message}", file=sys.stderr)
 
 
+_read: dict[Path, Settings] = {}  # per settings file, what this command last read: the base of its changes
+
+
 def settings_from_args(args: argparse.Namespace) -> Settings:
     """The validated settings; a bad file is reported on stderr (and moved aside) and defaults are used."""
-    loaded = load_settings(paths_from_args(args).settings)
+    path = paths_from_args(args).settings
+    loaded = load_settings(path)
     if loaded.problem:
         warn(loaded.problem)
+    _read[path] = loaded.settings.model_copy(deep=True)
     return loaded.settings
+
+
+def save_settings_from_args(args: argparse.Namespace, settings: Settings) -> None:
+    """Save this command's changes to ``settings`` (since ``settings_from_args`` read the file) onto what the
+    file holds now, under its lock (app/settings/shared_file.py): a window or another command that saved
+    meanwhile keeps its changes. Raises SettingsError."""
+    from app.settings.shared_file import SettingsFile
+
+    path = paths_from_args(args).settings
+    SettingsFile(path, _read.get(path, settings)).save(settings)
+    _read[path] = settings.model_copy(deep=True)
 
 
 def open_history(args: argparse.Namespace) -> History:

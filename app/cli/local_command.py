@@ -15,9 +15,8 @@ from typing import Any
 
 from app.cli import local_download_command, local_settings_command
 from app.cli.cli_common import EXIT_ERROR, EXIT_OK, UsageError
-from app.cli.cli_context import paths_from_args, settings_from_args
+from app.cli.cli_context import save_settings_from_args, settings_from_args
 from app.engine import library, memory
-from app.settings import save_settings
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
@@ -86,7 +85,7 @@ def run_local(args: argparse.Namespace) -> int:
             raise UsageError(str(library.UnknownModelError(args.name, names)).strip('"'))
         engine.default_model = None if args.name == library.DEMO_MODEL else args.name
         message = f"{args.name} is the default model of the built-in engine"
-    save_settings(settings, paths_from_args(args).settings)
+    save_settings_from_args(args, settings)
     print(message, file=sys.stderr)
     return EXIT_OK
 

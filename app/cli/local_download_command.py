@@ -13,9 +13,8 @@ import time
 from pathlib import Path
 
 from app.cli.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
-from app.cli.cli_context import paths_from_args, settings_from_args
+from app.cli.cli_context import paths_from_args, save_settings_from_args, settings_from_args
 from app.engine import catalog, download, library, memory
-from app.settings import save_settings
 
 PROGRESS_EVERY_S = 1.0
 
@@ -101,7 +100,7 @@ def run_download(args: argparse.Namespace) -> int:
     if args.default:
         engine.default_model = name
         message += ", the default model"
-    save_settings(settings, paths_from_args(args).settings)
+    save_settings_from_args(args, settings)
     print(message, file=sys.stderr)
     warning = memory.too_big_warning(path.stat().st_size)
     if warning:

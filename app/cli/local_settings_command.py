@@ -1,8 +1,9 @@
 """``parley local settings`` and ``parley local set KNOB VALUE``: the built-in engine's context size, threads,
 GPU layers and idle stop, checked against the same named limits as Preferences (app/engine/tuning.py).
 
-The settings file is what changes; a window already running does not read it again (its Preferences does the
-same for the running engine), and the next ``parley chat`` starts its engine with the new values.
+The settings file is what changes (merged with what other writers saved meanwhile, app/settings/shared_file.py);
+a window already running follows it (app/session/settings_watch.py) and applies it to its engine as its
+Preferences would, and the next ``parley chat`` starts its engine with the new values.
 """
 
 from __future__ import annotations
@@ -11,10 +12,9 @@ import argparse
 import sys
 
 from app.cli.cli_common import EXIT_OK, UsageError
-from app.cli.cli_context import paths_from_args, settings_from_args
+from app.cli.cli_context import paths_from_args, save_settings_from_args, settings_from_args
 from app.engine import gguf_info, library, tuning
 from app.engine.settings import MIN_CONTEXT_SIZE, EngineSettings
-from app.settings import save_settings
 
 UNITS = {"context": "tokens", "threads": "", "gpu-layers": "", "idle-stop": "minutes"}
 
@@ -60,9 +60,9 @@ def run_set(args: argparse.Namespace) -> int:
     knob: tuning.Knob = args.knob
     if knob == "threads" and args.value == "auto":
         settings.engine = engine.model_copy(update={"threads": None})
-        save_settings(settings, paths_from_args(args).settings)
+        save_settings_from_args(args, settings)
         print(f"threads: auto ({engine.model_copy(update={'threads': None}).effective_threads()} on this "
-              "machine); the engine uses it when it next starts", file=sys.stderr)
+              "machine); the engine uses it when it next starts (an open window applies it now)", file=sys.stderr)
         return EXIT_OK
     try:
         value = int(args.value.replace(",", "").replace("_", ""))
@@ -76,8 +76,8 @@ def run_set(args: argparse.Namespace) -> int:
     field = {"context": "context_size", "threads": "threads", "gpu-layers": "gpu_layers",
              "idle-stop": "idle_stop_minutes"}[knob]
     settings.engine = engine.model_copy(update={field: float(value) if knob == "idle-stop" else value})
-    save_settings(settings, paths_from_args(args).settings)
+    save_settings_from_args(args, settings)
     note = f" (note: {bounds.gpu_note})" if knob == "gpu-layers" and bounds.gpu_note else ""
-    print(f"{knob}: {value:,}{' ' + UNITS[knob] if UNITS[knob] else ''}; the engine uses it when it next starts"
-          f"{note}", file=sys.stderr)
+    print(f"{knob}: {value:,}{' ' + UNITS[knob] if UNITS[knob] else ''}; the engine uses it when it next starts "
+          f"(an open window applies it now){note}", file=sys.stderr)
     return EXIT_OK

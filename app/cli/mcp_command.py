@@ -14,11 +14,11 @@ from typing import cast
 from pydantic import ValidationError
 
 from app.cli.cli_common import EXIT_OK, UsageError
-from app.cli.cli_context import paths_from_args, secret_store, settings_from_args, warn
+from app.cli.cli_context import save_settings_from_args, secret_store, settings_from_args, warn
 from app.cli.list_output import printed_json_or_empty
 from app.cli.mcp_notice import as_seen_once, missing_command
 from app.errors import describe_validation_error
-from app.settings import Settings, save_settings
+from app.settings import Settings
 from tools.mcp import McpServerSettings, ServerStatus, exposed_name, secret_entry
 
 
@@ -95,7 +95,7 @@ def _add(args: argparse.Namespace) -> int:
         type(settings).model_validate(updated.model_dump())
     except ValidationError as exc:
         raise UsageError(describe_validation_error(exc)) from None
-    save_settings(updated, paths_from_args(args).settings)
+    save_settings_from_args(args, updated)
     where = server.url if server.transport == "http" else " ".join([server.command or "", *server.args])
     print(f"Added MCP server {server.name} ({server.transport}: {where}).")
     for name in [*server.secret_env, *server.secret_headers]:
@@ -113,7 +113,7 @@ def _remove(args: argparse.Namespace) -> int:
     if server is None:
         raise UsageError(f"there is no MCP server {args.name!r}")
     updated = settings.model_copy(update={"mcp_servers": [m for m in settings.mcp_servers if m.name != args.name]})
-    save_settings(updated, paths_from_args(args).settings)
+    save_settings_from_args(args, updated)
     print(f"Removed MCP server {args.name}.")
     secrets = [secret_entry(server.name, n) for n in [*server.secret_env, *server.secret_headers]]
     if secrets:

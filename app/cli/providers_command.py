@@ -8,12 +8,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.cli.cli_common import EXIT_OK, UsageError
-from app.cli.cli_context import paths_from_args, secret_store, settings_from_args
+from app.cli.cli_context import save_settings_from_args, secret_store, settings_from_args
 from app.cli.list_output import printed_json_or_empty
 from app.errors import describe_validation_error
 from app.runs.provider_setup import key_required
 from app.secrets import SecretStoreError, provider_entry
-from app.settings import ProviderSettings, save_settings
+from app.settings import ProviderSettings
 from orchestration.providers.presets import PRESETS
 from orchestration.reasoning_effort import REASONING_EFFORTS
 
@@ -84,7 +84,7 @@ def _add(args: argparse.Namespace) -> int:
         "providers": [*settings.providers, entry],
         "default_provider": entry.id if make_default else settings.default_provider,
     })
-    save_settings(updated, paths_from_args(args).settings)
+    save_settings_from_args(args, updated)
     print(f"Added provider {entry.id} ({entry.kind}, {entry.base_url})" + (", the default" if make_default else "")
           + ".")
     if key_required(entry):
@@ -135,7 +135,7 @@ def _remove(args: argparse.Namespace) -> int:
         "providers": [p for p in settings.providers if p.id != args.name],
         "default_provider": None if settings.default_provider == args.name else settings.default_provider,
     })
-    save_settings(updated, paths_from_args(args).settings)
+    save_settings_from_args(args, updated)
     print(f"Removed provider {args.name}. Its key, if any, is still in the keyring: "
           f"`parley keys delete {args.name}` removes it.")
     return EXIT_OK

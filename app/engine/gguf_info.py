@@ -107,14 +107,22 @@ class InfoCache:
         return info
 
     def remember(self, path: Path, info: GgufInfo) -> None:
+        """Keep ``info`` and save the cache, merged with what other writers (the engine, the window's tab, a
+        ``parley local`` command) saved meanwhile; each writer has its own temporary file."""
         key = self._key(path)
         if key:
-            self._entries = {k: v for k, v in self._entries.items() if not k.startswith(f"{path}|")}
+            try:
+                on_disk = json.loads(self.path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                on_disk = {}
+            merged = {**(on_disk if isinstance(on_disk, dict) else {}), **self._entries}
+            self._entries = {k: v for k, v in merged.items() if not k.startswith(f"{path}|")}
             self._entries[key] = asdict(info)
+            temp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{id(self)}.tmp")
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                temp = self.path.with_suffix(".tmp")
                 temp.write_text(json.dumps(self._entries), encoding="utf-8")
                 os.replace(temp, self.path)
             except OSError as exc:
+                temp.unlink(missing_ok=True)
                 log.warning("cannot save %s: %s", self.path, exc)

@@ -25,7 +25,7 @@ from app.engine.gpu_check import GpuCheck
 from app.engine.manager import Applied, BuiltinEngine, EngineStatus
 from app.engine.settings import EngineSettings
 from app.engine.tuning_panel import TuningPanel
-from app.settings import Settings, SettingsError, save_settings
+from app.settings import Settings, SettingsError
 from widgets.preferences_local_models import DownloadChoice, LocalModelsTab, ModelRow
 
 log = logging.getLogger(__name__)
@@ -36,10 +36,11 @@ LOG_REFRESH_MS = 2000  # the log view follows engine.log this often while the ta
 
 class Session(Protocol):
     settings: Settings
-    settings_path: Path
     engine: BuiltinEngine
 
     def refresh_providers(self) -> None: ...
+
+    def save_settings(self, settings: Settings) -> None: ...
 
 
 def log_tail(path: Path, lines: int = LOG_LINES) -> str:
@@ -178,12 +179,11 @@ class LocalModelsPanel(QObject):
     # --- library changes, saved at once --------------------------------------------------------------
     def _commit(self, engine: EngineSettings) -> Applied:
         session = self.session
-        session.settings = session.settings.model_copy(update={"engine": engine})
-        applied = session.engine.apply_settings(engine)
-        try:
-            save_settings(session.settings, session.settings_path)
+        try:  # merged with what `parley` commands saved meanwhile (app/settings/shared_file.py)
+            session.save_settings(session.settings.model_copy(update={"engine": engine}))
         except SettingsError as problem:
             self.tab.show_problem(f"{problem} The change applies to this session only.")
+        applied = session.engine.apply_settings(session.settings.engine)
         session.refresh_providers()
         self.refresh()
         return applied
@@ -303,7 +303,7 @@ class LocalModelsPanel(QObject):
         if status.model and status.phase in ("starting", "ready"):
             self.last_model = status.model
         if status.phase == "ready":
-            text = f"Running {status.model} (pid {engine.pid})."
+            text = f"Running {status.model} (pid {engine.pid})." + (f" Note: {status.note}." if status.note else "")
         elif status.phase == "starting":
             text = f"Loading: {status.detail}…"
         elif status.phase == "failed":

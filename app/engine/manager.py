@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from app.engine import library, memory
+from app.engine.run_context import RunContext, TrainedContexts, run_context
 from app.engine.settings import START_TIMEOUT_S, EngineSettings
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,7 @@ class EngineStatus:
     model: str | None = None
     detail: str = ""  # what to show: "loading smollm2 (3 s)", the error, ...
     elapsed: float = 0.0
+    note: str = ""  # starting and ready: why the model runs with less context than the setting (run_context.py)
 
 
 Listener = Callable[[EngineStatus], None]
@@ -60,6 +62,7 @@ class BuiltinEngine:
     def __init__(self, settings: EngineSettings, data_dir: Path, *, python: str | None = None) -> None:
         self.settings = settings
         self.log_path = data_dir / LOG_NAME
+        self.trained = TrainedContexts(data_dir)
         self.python = python
         self.start_timeout = START_TIMEOUT_S
         self.status = EngineStatus("stopped")
@@ -150,19 +153,23 @@ class BuiltinEngine:
             self._set(EngineStatus("failed", entry.name, str(exc)))
             raise EngineStartError(str(exc)) from None
         spec = self._spec(entry)
+        context = self.run_context(entry)
+        if context.note:
+            log.warning("built-in engine, %s: %s", entry.name, context.note)
         self.pending_restart = False
         too_big = memory.too_big_warning(entry.path.stat().st_size)
         if too_big:
             log.warning("built-in engine, %s: %s", entry.name, too_big)
+        notes = "".join(f"; note: {note}" for note in (context.note, too_big) if note)
         for attempt in range(PORT_RETRIES + 1):
             process = EngineProcess(spec, self.log_path, **({"python": self.python} if self.python else {}))
             self._set(EngineStatus("starting", entry.name, f"starting the built-in engine with {entry.label}"
-                                   + (f"; note: {too_big}" if too_big else "")))
+                                   + notes, note=context.note))
             try:
                 process.launch()
                 self._process = process
                 await process.wait_ready(lambda elapsed: self._set(EngineStatus(
-                    "starting", entry.name, f"loading {entry.label} ({elapsed:.0f} s)", elapsed)),
+                    "starting", entry.name, f"loading {entry.label} ({elapsed:.0f} s)", elapsed, context.note)),
                     self.start_timeout)
             except EngineStartError as exc:
                 if attempt < PORT_RETRIES and process.port_taken():
@@ -178,16 +185,21 @@ class BuiltinEngine:
                 self._set(EngineStatus("stopped"))
                 raise
             self._last_used = time.monotonic()
-            self._set(EngineStatus("ready", entry.name, f"{entry.label} is loaded "
-                                   f"({process.ready_after or 0:.1f} s)", process.ready_after or 0.0))
+            self._set(EngineStatus("ready", entry.name, f"{entry.label} is loaded ({process.ready_after or 0:.1f} s)"
+                                   + (f"; {context.note}" if context.note else ""), process.ready_after or 0.0,
+                                   context.note))
             self._watch_idle()
             return process.base_url
         raise AssertionError("unreachable")
 
+    def run_context(self, entry: library.ModelEntry) -> RunContext:
+        """The context ``entry`` runs with: the setting, at most the model's trained context (run_context.py)."""
+        return run_context(self.settings.context_size, entry.name, self.trained.of(entry.path))
+
     def _spec(self, entry: library.ModelEntry) -> LaunchSpec:
         from app.engine.process import LaunchSpec
 
-        return LaunchSpec(entry.path, entry.name, self.settings.context_size, self.settings.effective_threads(),
+        return LaunchSpec(entry.path, entry.name, self.run_context(entry).tokens, self.settings.effective_threads(),
                           self.settings.gpu_layers)
 
     def _in_use(self) -> bool:
@@ -227,24 +239,29 @@ class BuiltinEngine:
         import asyncio
 
         self.pending_restart = True
+        if any(not t.done() for t in self._tasks):
+            return  # one is on its way, and it reads the settings when it runs
         task = asyncio.ensure_future(self._restart_if_stale())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _restart_if_stale(self) -> None:
+        """Restart until the engine runs the current settings (they may change again while it loads)."""
         from app.engine.process import EngineStartError
 
-        if self._in_use() or not self._stale():
-            self.pending_restart = self._in_use() and self._stale()
-            return
-        model = self.running_model
-        await self.stop()
-        if model is None:
-            return
-        try:
-            await self.ensure(model)
-        except (EngineStartError, library.UnknownModelError) as exc:  # shown by the listeners (status failed)
-            log.warning("the built-in engine did not restart with the new settings: %s", exc)
+        while True:
+            if self._in_use() or not self._stale():
+                self.pending_restart = self._in_use() and self._stale()
+                return
+            model = self.running_model
+            await self.stop()
+            if model is None:
+                return
+            try:
+                await self.ensure(model)
+            except (EngineStartError, library.UnknownModelError) as exc:  # shown by the listeners (status failed)
+                log.warning("the built-in engine did not restart with the new settings: %s", exc)
+                return
 
     def begin_run(self) -> None:
         """A run is about to make its first model call: keep this engine (and its settings) until ``end_run``."""

@@ -86,6 +86,7 @@ class TuningPanel:
             self.box.show_status(f"Not saved: {exc}.")
             return
         applied = self.commit(engine)
+        self.box.forget_edits()  # saved: every box shows the saved value again
         self.waiting_restart = applied in ("restarting", "after_run")
         self.box.show_status(MESSAGES[applied])
         self.refresh()

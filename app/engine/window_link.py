@@ -7,7 +7,7 @@ Kept out of app/session/chat_session.py, which only creates one ``EngineLink`` a
 from __future__ import annotations
 
 from app.engine import BUILTIN_PROVIDER, library  # not from .adapter: that loads the provider client
-from app.engine.manager import BuiltinEngine, EngineStatus
+from app.engine.manager import Applied, BuiltinEngine, EngineStatus
 from app.settings import Settings
 from widgets.main_window import MainWindow
 
@@ -27,6 +27,20 @@ def welcome_note(settings: Settings) -> str:
     model = library.DEMO_LABEL if demo else "your default local model"
     return (f"You can start right away, offline and without a key: the built-in engine runs {model} (the first "
             f"answer waits a few seconds while it loads). {library.BETTER_MODEL_HINT}")
+
+
+OUTSIDE_CHANGE: dict[Applied, str] = {
+    "next_start": "The engine settings were changed in settings.json; the built-in engine starts with them.",
+    "at_once": "The engine settings were changed in settings.json and apply now.",
+    "restarting": "The engine settings were changed in settings.json: restarting the built-in engine with them…",
+    "after_run": "The engine settings were changed in settings.json: the built-in engine restarts with them after "
+                 "the current answer.",
+}
+
+
+def outside_change_note(applied: Applied) -> str:
+    """The status bar's line when ``parley local set`` (or an edit) changed the engine settings under the window."""
+    return OUTSIDE_CHANGE[applied]
 
 
 class EngineLink:

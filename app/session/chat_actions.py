@@ -66,6 +66,7 @@ class ActionsSession(Protocol):
     def start_run(self, text: str | None, *, placement: Placement | None = None, chat: ChatSettings | None = None,
                   attachments: list[PreparedAttachment] | None = None) -> None: ...
     def refresh_conversations(self) -> None: ...
+    def open_conversation(self, conversation_id: int) -> None: ...
 
 
 class ChatActions(QObject):
@@ -122,7 +123,11 @@ class ChatActions(QObject):
             session.window.show_error_in_chat(str(problem))
             return
         said = {m.error for m in shown if m.status == "error" and m.error}  # in the answer's cut-off line already
-        view.set_messages(shown + [e for e in errors if e.text not in said])
+        messages = shown + [e for e in errors if e.text not in said]
+        if not messages:  # its only question deleted: shown as a new chat is (hint, empty panes), not blank
+            session.open_conversation(session.conversation_id)
+            return
+        view.set_messages(messages)
         self.actions.reset()
 
     def after_run(self) -> None:

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
-from app.engine.manager import BuiltinEngine
-from app.engine.window_link import EngineLink, builtin_choices, welcome_note
+from app.engine.manager import Applied, BuiltinEngine
+from app.engine.window_link import EngineLink, builtin_choices, outside_change_note, welcome_note
 from app.errors import EnvironmentProblem
 from app.secrets import SecretStoreError
 from app.secrets.names import provider_entry
@@ -33,6 +33,7 @@ from app.session.key_recheck import SendKeyRecheck, stored_key
 from app.session.keyring_status import KeyringStatusLine
 from app.session.live_runs import LiveRun, LiveRuns
 from app.session.search_wiring import SearchWiring
+from app.session.settings_watch import SettingsWatch
 from app.session.window_attachments import DraftAttachments, stored_views
 from app.session.window_usage import UsageWiring
 from app.settings import ProviderSettings, Settings
@@ -43,7 +44,7 @@ from app.settings.model import (
     MIN_FONT_SIZE,
     SEARCH_BACKENDS,
 )
-from app.settings.store import save_settings
+from app.settings.shared_file import SettingsFile
 from app.storage import History, StorageError
 from orchestration.messages import Message, UserMessage
 from tools.mcp import McpManager, McpServerSettings, ServerStatus, exposed_name, secret_entry
@@ -153,6 +154,7 @@ class ChatSession(QObject):
         self.history = history
         self.settings = settings
         self.settings_path = settings_path
+        self.settings_file = SettingsFile(Path(str(settings_path)), settings)  # shared with `parley` commands
         self.secrets = secrets
         self.registry_factory = registry_factory
         self.dialog_factory = dialog_factory
@@ -219,6 +221,8 @@ class ChatSession(QObject):
         self._apply_appearance(self.settings)
         self.usage = UsageWiring(self, parent=self)  # spend in the status bar, budget, answers' costs (window_usage.py)
         self.search_wiring = SearchWiring(self, parent=self)  # hits open at their message; older attachments indexed
+        self.settings_watch = SettingsWatch(self, self.settings_file, lambda: self.settings,  # `parley local set`
+                                            self.adopt_outside_settings, w.show_error_in_chat)  # and others
 
     # --- providers ----------------------------------------------------------------------------------
     def refresh_providers(self) -> None:
@@ -248,6 +252,7 @@ class ChatSession(QObject):
         background work at once, before Qt can step their tasks outside the running loop."""
         self.controller.stop()
         self.search_wiring.stop()
+        self.settings_watch.stop()
         for task in self.background_tasks():
             task.cancel()
 
@@ -308,7 +313,7 @@ class ChatSession(QObject):
         if not self.settings.default_provider:
             self.settings.default_provider = entry.id
         try:
-            save_settings(self.settings, self.settings_path)
+            self.save_settings(self.settings)
         except EnvironmentProblem as problem:
             self.window.show_error_in_chat(f"{problem} The provider is kept for this session only.")
         if new.api_key:
@@ -348,9 +353,10 @@ class ChatSession(QObject):
                                           mcp=self.mcp_hooks(),
                                           tool_defaults={tool.name: "ask" if tool.needs_approval else "allow"
                                                          for tool in every_tool})
+        opened_with = self.settings.model_copy(deep=True)  # what the dialog shows; others may save meanwhile
         dialog.accepted.connect(lambda: self.apply_preferences(
             dialog.result_settings(), provider_renames=dialog.providers.renames(),
-            mcp_renames=dialog.mcp_servers.renames()))
+            mcp_renames=dialog.mcp_servers.renames(), opened_with=opened_with))
         from app.engine.local_models_panel import attach_local_models  # with the dialog, not at start
 
         attach_local_models(dialog, self)
@@ -364,22 +370,53 @@ class ChatSession(QObject):
         self.preferences = None  # the dialog is deleted once closed; the next Ctrl+, builds a new one
 
     def apply_preferences(self, settings: Settings, *, provider_renames: dict[str, str] | None = None,
-                          mcp_renames: dict[str, str] | None = None) -> None:
+                          mcp_renames: dict[str, str] | None = None, opened_with: Settings | None = None) -> None:
         """Save and apply at once: providers and models in the composer, theme, chat font size; a changed MCP
         server list reconnects in the background; renamed providers take their key, renamed MCP servers their
-        secrets and tool settings."""
+        secrets and tool settings. Only what the dialog changed since ``opened_with`` is saved: what a
+        ``parley`` command saved while it was open stays (app/settings/merge.py)."""
+        from app.settings.merge import merge_settings
+
         settings = Settings.model_validate(settings.model_dump())
         for old, new in (provider_renames or {}).items():
             self._rename_provider(old, new)
         for old, new in (mcp_renames or {}).items():
             self._rename_mcp_server(settings, old, new)
-        mcp_changed = settings.mcp_servers != self.settings.mcp_servers
-        self.settings = settings
-        self.engine.apply_settings(settings.engine)  # a restart the engine needs happens now or after the run
+        if opened_with is not None:
+            settings = merge_settings(opened_with, settings, self.settings)
         try:
-            save_settings(settings, self.settings_path)
+            settings = self.settings_file.save(settings)
         except EnvironmentProblem as problem:
             self.window.show_error_in_chat(f"{problem} The new preferences apply to this session only.")
+        self._take_settings(settings)
+
+    def save_settings(self, settings: Settings) -> None:
+        """Save ``settings`` to the file shared with ``parley`` commands; what they saved meanwhile is kept and
+        applied. Raises EnvironmentProblem (``settings`` still apply to this session)."""
+        try:
+            merged = self.settings_file.save(settings)
+        except EnvironmentProblem:
+            self.settings = settings
+            raise
+        if merged != settings:
+            self._take_settings(merged)
+        self.settings = merged
+
+    def adopt_outside_settings(self, settings: Settings) -> None:
+        """settings.json was changed by another process (app/session/settings_watch.py): applied as Preferences'
+        OK applies it, and the status bar says what became of a changed engine setting."""
+        engine_changed = settings.engine != self.settings.engine
+        applied = self._take_settings(settings)
+        panel = getattr(self.preferences, "local_models_panel", None)
+        if panel is not None:
+            panel.refresh()  # the boxes the user is editing keep their values
+        if engine_changed:
+            self.window.statusBar().showMessage(outside_change_note(applied), 15000)
+
+    def _take_settings(self, settings: Settings) -> Applied:
+        mcp_changed = settings.mcp_servers != self.settings.mcp_servers
+        self.settings = settings
+        applied = self.engine.apply_settings(settings.engine)  # a restart happens now or after the run
         self.refresh_providers()
         self._apply_appearance(settings)
         self.usage.refresh()  # the budget may have changed
@@ -388,6 +425,7 @@ class ChatSession(QObject):
 
             qt_asyncio.ensure_running()
             self._mcp_reconnect = asyncio.ensure_future(self.reconnect_mcp(settings.mcp_servers))
+        return applied
 
     def _apply_appearance(self, settings: Settings) -> None:
         """Theme, then chat font size: the one path for startup and for Preferences > OK."""
@@ -431,7 +469,7 @@ class ChatSession(QObject):
         """The approval panel's "Always allow": the tool's policy becomes ``allow`` and is saved."""
         self.settings.tools.approval[tool_name] = "allow"
         try:
-            save_settings(self.settings, self.settings_path)
+            self.save_settings(self.settings)
         except EnvironmentProblem as problem:
             self.window.show_error_in_chat(f"{problem} {tool_name} is allowed for this session only.")
 
@@ -717,7 +755,7 @@ class ChatSession(QObject):
             self.theme.set_mode(mode)
         self.window.menus.set_theme(mode)
         try:
-            save_settings(self.settings, self.settings_path)
+            self.save_settings(self.settings)
         except EnvironmentProblem as problem:
             self.window.show_error_in_chat(f"{problem} The theme applies to this session only.")
 
@@ -803,7 +841,7 @@ class ChatSession(QObject):
     async def apply_mcp_servers(self, servers: list[McpServerSettings]) -> None:
         """Save a changed server list and reconnect: every server is stopped and the enabled ones started."""
         self.settings = self.settings.model_copy(update={"mcp_servers": servers})
-        save_settings(self.settings, self.settings_path)
+        self.save_settings(self.settings)
         await self.reconnect_mcp(servers)
 
     async def reconnect_mcp(self, servers: list[McpServerSettings]) -> None:

@@ -79,6 +79,8 @@ class ConversationViews:
             state = self.states.get(conversation_id)
             ids = live.recorder.ids if live.recorder is not None else None
             records = before_live_answer(records, ids.run_id if ids is not None else None)
+        elif not records:  # every question deleted: its runs' reasoning and results went with them
+            state = ConversationState(conversation_id)
         else:
             state = stored_state(history, conversation_id)
         self._leave()

@@ -16,6 +16,8 @@ reconnects, importing a file, the dialogs whose buttons run checks). Coroutines 
 the loop already started. The first need pays the loop's start (bench/RESULTS.md has it measured); the window
 also starts it at the composer's first keystroke (``start_on_first``), so a first send does not wait for it.
 Where nothing was noted (tests, which run their own qasync loop), ``ensure_running`` changes nothing.
+A coroutine scheduled from a slot that forgot ``ensure_running`` fails loudly with ``LoopNotStartedError`` rather
+than waiting forever on a loop nothing runs (app/session/loop_guard.py).
 """
 
 from __future__ import annotations
@@ -42,9 +44,16 @@ def start_when_needed(app: QCoreApplication,
                       on_start: Callable[[asyncio.AbstractEventLoop], None] | None = None) -> None:
     """Start ``app``'s asyncio loop at the first ``ensure_running()``, not now; ``on_start`` is called with it then
     (the window routes SIGTERM and Ctrl+C to it: app/session/quit_signals.py)."""
+    from app.session import loop_guard
+
     _waiting[:] = [app]
     _started.clear()
     _on_start[:] = [on_start] if on_start is not None else []
+    loop_guard.install(_not_started)  # until then asyncio's implicit loop is refused, naming ensure_running
+
+
+def _not_started() -> bool:
+    return bool(_waiting) and not _started
 
 
 def ensure_running() -> asyncio.AbstractEventLoop | None:
@@ -74,6 +83,10 @@ def started_loop() -> asyncio.AbstractEventLoop | None:
 
 def forget() -> None:
     """After the loop has been run to its end: the next ``ensure_running`` starts nothing."""
+    if _waiting:
+        from app.session import loop_guard
+
+        loop_guard.uninstall()
     _waiting.clear()
     _started.clear()
     _on_start.clear()

@@ -58,22 +58,18 @@ def _past_limit(error: JSONLimitError) -> str:
     return f"it is nested more than {error.limit} levels deep, over the limit of {error.limit} for JSON"
 
 
-def load_settings(path: Path) -> LoadedSettings:
-    """The settings in ``path``; defaults when it does not exist. Never raises for a bad or unreadable file."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_SETTINGS_BYTES + 1)  # never more than the limit plus the byte that passes it
-    except FileNotFoundError:
-        return LoadedSettings(Settings())
-    except OSError as exc:
-        return LoadedSettings(Settings(), problem=f"could not read the settings file {path} "
-                                                  f"({describe_os_error(exc)}); using default settings")
+class InvalidSettingsText(ValueError):
+    """The bytes of a settings file are not valid settings; the message says what is wrong, for the user."""
+
+
+def parse_settings(data: bytes) -> Settings:
+    """The settings in a file's bytes (read up to ``MAX_SETTINGS_BYTES`` plus one); raises InvalidSettingsText."""
     try:
         check_bounds(data, what="it", max_bytes=MAX_SETTINGS_BYTES)  # before decoding: the read stops past the limit
         raw = data.decode("utf-8")
-        settings = Settings.model_validate_json(raw)
+        return Settings.model_validate_json(raw)
     except UnicodeDecodeError:
-        return _invalid(path, "it is not UTF-8 text")
+        raise InvalidSettingsText("it is not UTF-8 text") from None
     except (ValidationError, JSONLimitError) as exc:
         if isinstance(exc, JSONLimitError):
             what = _past_limit(exc)
@@ -83,8 +79,28 @@ def load_settings(path: Path) -> LoadedSettings:
                 what = describe_validation_error(exc)
             except ValueError:
                 what = "it is not valid JSON"
-        return _invalid(path, what)
-    return LoadedSettings(settings)
+        raise InvalidSettingsText(what) from None
+
+
+def read_limited(path: Path) -> bytes:
+    """The file's first ``MAX_SETTINGS_BYTES`` plus one bytes (enough to tell it is too large); raises OSError."""
+    with path.open("rb") as handle:
+        return handle.read(MAX_SETTINGS_BYTES + 1)
+
+
+def load_settings(path: Path) -> LoadedSettings:
+    """The settings in ``path``; defaults when it does not exist. Never raises for a bad or unreadable file."""
+    try:
+        data = read_limited(path)
+    except FileNotFoundError:
+        return LoadedSettings(Settings())
+    except OSError as exc:
+        return LoadedSettings(Settings(), problem=f"could not read the settings file {path} "
+                                                  f"({describe_os_error(exc)}); using default settings")
+    try:
+        return LoadedSettings(parse_settings(data))
+    except InvalidSettingsText as exc:
+        return _invalid(path, str(exc))
 
 
 def _invalid(path: Path, what: str) -> LoadedSettings:

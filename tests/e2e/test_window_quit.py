@@ -93,32 +93,13 @@ def quit_once_running():
 QTimer.singleShot(200, quit_once_running)
 QTimer.singleShot(45000, lambda: os._exit(3))  # hang guard: never quit
 
-def children():
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/stat", encoding="ascii") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if entry.isdigit() and int(fields[1]) == os.getpid() and fields[0] != "Z":
-            found.append(entry)
-    return found
-
-def open_files():
-    found = {}
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            found[fd] = os.readlink(f"/proc/self/fd/{fd}")
-        except OSError:  # the listing's own descriptor, closed by now
-            pass
-    return found
+from tests.support.process_leftovers import children, open_files, opened_since
 
 before = open_files()
 from app.cli import main
 code = main([])
 print("CHILDREN", children(), file=sys.stderr)
-print("LEFT OPEN", sorted(target for fd, target in open_files().items() if before.get(fd) != target), file=sys.stderr)
+print("LEFT OPEN", opened_since(before), file=sys.stderr)
 sys.exit(code)
 """
 OFFSCREEN_NOISE = "This plugin does not support"  # the offscreen platform's notes on window-manager calls

@@ -70,32 +70,13 @@ QUESTION = sys.argv[3]
 QTimer.singleShot(200, step)
 QTimer.singleShot(60000, lambda: os._exit(3))  # hang guard: never quit
 
-def children():
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/stat", encoding="ascii") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if entry.isdigit() and int(fields[1]) == os.getpid() and fields[0] != "Z":
-            found.append(entry)
-    return found
-
-def open_files():
-    found = {}
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            found[fd] = os.readlink(f"/proc/self/fd/{fd}")
-        except OSError:
-            pass
-    return found
+from tests.support.process_leftovers import children, open_files, opened_since
 
 before = open_files()
 from app.cli import main
 code = main([])
 print("CHILDREN", children(), file=sys.stderr)
-print("LEFT OPEN", sorted(target for fd, target in open_files().items() if before.get(fd) != target), file=sys.stderr)
+print("LEFT OPEN", opened_since(before), file=sys.stderr)
 sys.exit(code)
 """
 

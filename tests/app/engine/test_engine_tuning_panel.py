@@ -15,7 +15,8 @@ from PySide6.QtCore import Qt
 from app.engine import tuning
 from app.engine.local_models_panel import LocalModelsPanel
 from app.engine.manager import BuiltinEngine
-from app.settings import Settings
+from app.engine.settings import LocalModel
+from app.settings import Settings, save_settings
 from tests.support.gguf_files import write_gguf
 from widgets.preferences_local_models import LocalModelsTab
 
@@ -28,6 +29,10 @@ class Session:
 
     def refresh_providers(self) -> None:
         pass
+
+    def save_settings(self, settings: Settings) -> None:
+        self.settings = settings
+        save_settings(settings, self.settings_path)
 
     def saved_engine(self) -> dict:
         return json.loads(self.settings_path.read_text())["engine"] if self.settings_path.exists() else {}
@@ -125,5 +130,42 @@ def test_a_value_past_its_limit_is_refused_and_nothing_is_saved(qtbot, qasync_lo
         panel.tuning.apply(4096, tuning.cpu_count() + 1, 0, 10)
         assert "threads must be 1 to" in tab.tuning.status.text()
         assert session.saved_engine() == before
+    finally:
+        panel.close()
+
+
+def test_a_metadata_read_ending_keeps_what_the_user_is_typing(qtbot, tmp_path: Path, fake_python: str) -> None:
+    """The default model's metadata is read by a child when the tab opens; the user types into two boxes
+    meanwhile (one number whole, one half-typed). The read ending brings the trained context's limit but
+    leaves both boxes as typed; the untouched boxes show the saved values. Apply then saves what was typed."""
+    session = Session(tmp_path, fake_python)
+    model = write_gguf(tmp_path / "tiny.gguf", context_length=16384)
+    session.settings.engine = session.settings.engine.model_copy(
+        update={"models": [LocalModel(name="tiny", path=str(model))], "default_model": "tiny"})
+    tab = LocalModelsTab([], LocalModelsPanel.choices(), confirm=lambda _p, _q: True)
+    qtbot.addWidget(tab)
+    tab.show()
+    panel = LocalModelsPanel(session, tab)
+    try:
+        box = tab.tuning
+        assert panel._reader is not None and panel._reader.running()  # the read is under way
+        assert box.context.maximum() == tuning.FALLBACK_MAX_CONTEXT  # not known yet
+        box.context.setFocus()
+        box.context.selectAll()
+        qtbot.keyClicks(box.context, "8192")
+        box.idle_stop.setFocus()
+        box.idle_stop.selectAll()
+        qtbot.keyClicks(box.idle_stop, "3")  # half-typed: the user means 30
+        assert box.context.value() == 8192 and box.idle_stop.lineEdit().text() == "3 min"
+        qtbot.waitUntil(lambda: box.context.maximum() == 16384, timeout=20_000)  # the read ended, limits shown
+        assert "what tiny was trained on" in box.context_note.text()
+        assert box.context.value() == 8192 and box.context.lineEdit().text() == "8192 tokens"  # as typed
+        assert box.idle_stop.lineEdit().text() == "3 min"
+        assert box.threads.value() == tuning.Values.of(session.settings.engine).threads  # untouched: as saved
+        assert box.user_changed() == ["Context size", "Idle stop"]
+        qtbot.keyClicks(box.idle_stop, "0")
+        qtbot.mouseClick(box.apply_button, Qt.MouseButton.LeftButton)
+        assert session.saved_engine()["context_size"] == 8192 and session.saved_engine()["idle_stop_minutes"] == 30
+        assert box.user_changed() == [] and not box.apply_button.isEnabled()
     finally:
         panel.close()

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from app.engine import download, library
 from app.engine.local_models_panel import LocalModelsPanel
 from app.engine.manager import BuiltinEngine
-from app.settings import Settings
+from app.settings import Settings, save_settings
 from tests.support.fake_hub import FakeHub
 from tests.support.gguf_files import write_gguf
 from widgets.preferences_local_models import LocalModelsTab
@@ -34,6 +34,10 @@ class Session:
 
     def refresh_providers(self) -> None:
         self.refreshed += 1
+
+    def save_settings(self, settings: Settings) -> None:
+        self.settings = settings
+        save_settings(settings, self.settings_path)
 
     def saved_engine(self) -> dict:
         if not self.settings_path.exists():
@@ -174,6 +178,8 @@ def test_preload_and_restart_run_the_engine_and_show_its_log(qtbot, qasync_loop,
     qtbot.mouseClick(tab.preload_button, Qt.MouseButton.LeftButton)
     qasync_loop.run_until_complete(_wait(lambda: session.engine.status.phase == "ready"))
     assert tab.engine_state.text().startswith("Running tiny (pid ")
+    assert tab.engine_state.text().endswith(" Note: context 2,048 tokens, what tiny was trained on (the engine "
+                                            "setting of 4,096 is more than it can use).")  # run_context.py
     first = session.engine.pid
 
     monkeypatch.setenv("FAKE_ENGINE_MODE", "crash")

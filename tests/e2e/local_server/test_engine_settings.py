@@ -91,3 +91,21 @@ def test_preferences_ok_with_a_new_context_reaches_the_running_engine(qtbot, qas
         assert flag(session.engine.pid, "--n_ctx") == "1024" and contexts_made()[-1] == 1024
     finally:
         qasync_loop.run_until_complete(session.aclose())
+
+
+def test_a_context_past_the_models_trained_one_runs_with_the_trained_one(parley_home: Path) -> None:
+    """settings.json asks for 16,384 tokens (its own bounds allow it; a file from another model's machine); the
+    demo model was trained on 8,192: llama.cpp is given 8,192 and ``parley chat`` says why."""
+    from app.paths import resolve_paths
+    from app.settings import Settings, save_settings
+    from tests.e2e.test_cli_chat import parley
+
+    settings = Settings()
+    settings.engine.context_size = 16384
+    save_settings(settings, resolve_paths().settings)
+    result = parley("chat", "--provider", "builtin", "--tools", "none", "--max-output-tokens", "16", "Say hi.",
+                    timeout=240)
+    assert result.returncode == 0, result.stderr
+    assert ("context 8,192 tokens, what smollm2-135m-instruct was trained on (the engine setting of 16,384 is "
+            "more than it can use)") in result.stderr
+    assert contexts_made() == [8192]  # llama.cpp's own report of the context it made
