@@ -1,8 +1,8 @@
 """The ``parley`` command: argument parsing and dispatch to the subcommands.
 
 Exit codes: 0 success, 1 a provider or run error, or a problem with the disk, the database, the settings
-file or the keyring (with a one-line reason on stderr), 2 bad usage, 130 interrupted, 141 the reader of the
-output went away (app/cli/closed_output.py).
+file or the keyring (with a one-line reason on stderr), 2 bad usage, 130 interrupted, 141 standard output closed
+by its reader (``parley history list | head``; quietly, as for SIGPIPE).
 """
 
 from __future__ import annotations
@@ -301,16 +301,19 @@ def _open_window(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Everything written to stdout and stderr goes through app/cli/terminal_text.py: model, tool, provider and
-    stored text can hold terminal control sequences."""
+    stored text can hold terminal control sequences. Output cut by a closed pipe ends every command quietly with
+    status 141 (app/cli/closed_output.py)."""
     from app.cli.terminal_text import safe_output
 
     try:
         with safe_output():
             return _main(argv)
-    except BrokenPipeError:  # the reader left (`parley ... | head`): nobody to tell, end quietly
-        from app.cli.closed_output import quiet_after_closed_output
+    except BrokenPipeError:
+        from app.cli.closed_output import quiet_exit, stdout_closed
 
-        return quiet_after_closed_output()
+        if not stdout_closed():
+            raise
+        return quiet_exit()
 
 
 def _main(argv: Sequence[str] | None) -> int:
