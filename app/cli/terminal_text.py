@@ -78,9 +78,10 @@ def safe_output() -> Iterator[None]:
     try:
         yield
     finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        sys.stdout, sys.stderr = saved
+        wrapped_out, wrapped_err = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = saved  # restored first: flushing a closed pipe raises (app/cli/closed_output.py)
+        wrapped_err.flush()
+        wrapped_out.flush()
 
 
 __all__ = ["UNSAFE_CHARACTERS", "TerminalSafeStream", "safe_output", "terminal_safe"]

@@ -7,15 +7,13 @@ matching words between markers. Stemming is English (porter), diacritics are ign
 
 Stored text that is not UTF-8 (a damaged or hand-edited database, a row another program wrote) is read with
 U+FFFD in place of each bad byte, in titles, messages and attached files alike, instead of failing the whole
-search: the user still finds the rest, and the damaged row shows where its text was lost.
+search: the user still finds the rest, and the damaged row shows where its text was lost (every history
+connection reads text that way: app/storage/text_safety.py).
 """
 
 from __future__ import annotations
 
 import re
-import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,8 +76,7 @@ class HistorySearch:
         if not 1 <= limit <= MAX_SEARCH_LIMIT:
             raise SearchQueryError(f"the result limit must be between 1 and {MAX_SEARCH_LIMIT}")
         query = fts_query(text)
-        with _lenient_text(self.history.db.conn):
-            return self._search(query, limit, marks)
+        return self._search(query, limit, marks)
 
     def _search(self, query: str, limit: int, marks: tuple[str, str]) -> list[SearchHit]:
         db = self.history.db
@@ -131,18 +128,3 @@ class HistorySearch:
             "JOIN messages m ON m.id = a.message_id JOIN conversations c ON c.id = m.conversation_id "
             "WHERE attachments_fts MATCH ? ORDER BY bm25(attachments_fts) LIMIT ?",
             [marks[0], marks[1], marks[0], marks[1], SNIPPET_ELLIPSIS, SNIPPET_WORDS, query, limit]).fetchall()
-
-
-def _replacing_decode(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
-
-
-@contextmanager
-def _lenient_text(conn: sqlite3.Connection) -> Iterator[None]:
-    """Text read on ``conn`` meanwhile decodes bytes that are not UTF-8 as U+FFFD instead of raising."""
-    text_factory = conn.text_factory
-    conn.text_factory = _replacing_decode
-    try:
-        yield
-    finally:
-        conn.text_factory = text_factory

@@ -5,6 +5,13 @@ decoded with ``surrogateescape``). SQLite stores UTF-8, which has no encoding fo
 whole statement with UnicodeEncodeError and the write (a user's message, an answer) would be lost. Every
 connection to the history is a ``SafeTextConnection``, which replaces them in every bound parameter, so no
 write path can forget to.
+
+The other way round, stored text that is not UTF-8 (a damaged or hand-edited database, a row another program
+wrote with ``CAST(x'..' AS TEXT)``) makes the driver refuse the whole query with ``OperationalError: Could not
+decode to UTF-8 column``: one bad byte would hide a whole conversation, its title in the list, its export and its
+run trace. A ``SafeTextConnection`` reads text with a replacing decoder instead: U+FFFD for each bad byte, the
+rest as stored, for every reader at once (the cost is one Python call per text value read, measured in
+bench/lenient_text.py).
 """
 
 from __future__ import annotations
@@ -15,7 +22,12 @@ from typing import Any
 
 from orchestration.unicode_text import replace_lone_surrogates as storable
 
-__all__ = ["SafeTextConnection", "storable", "storable_parameters"]
+__all__ = ["SafeTextConnection", "readable_text", "storable", "storable_parameters"]
+
+
+def readable_text(data: bytes) -> str:
+    """Stored text as a string: valid UTF-8 as it is, each byte that is not replaced by U+FFFD."""
+    return data.decode("utf-8", "replace")
 
 
 def _storable_value(value: Any) -> Any:
@@ -32,7 +44,12 @@ def storable_parameters(parameters: Any) -> Any:
 
 
 class SafeTextConnection(sqlite3.Connection):
-    """A connection whose ``execute`` and ``executemany`` bind only storable text."""
+    """A connection whose ``execute`` and ``executemany`` bind only storable text, and which reads text that is
+    not UTF-8 with U+FFFD in place of each bad byte."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.text_factory = readable_text
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         return super().execute(sql, storable_parameters(parameters))
