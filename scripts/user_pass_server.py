@@ -11,6 +11,7 @@ Run: ``python scripts/user_pass_server.py PORT``. ``GET /v1/models`` lists one m
 - ``malformed``: a few good frames, then a frame that is not JSON
 - ``badtool``: a tool call whose arguments are not JSON
 - ``slow``: 200 words, one every 0.1 s (time to press Stop)
+- ``calc``: a valid ``calculate`` call (6*7); once its result is back, an answer quoting it (for approval prompts)
 - ``table``: a markdown table of 2,000 rows and 20 columns
 - ``lists``: bullet lists nested 200 levels deep
 - ``code50k``: a Python code block of 50,000 lines
@@ -73,6 +74,13 @@ def _answer(request: dict[str, Any]) -> list[tuple[bytes, float]]:
     if "badtool" in word:
         call = {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
                                 "function": {"name": "calculate", "arguments": "{\"expression\": 6*7"}}]}
+        return [(_frame(call), 0.0), (_frame({}, "tool_calls"), 0.0)]
+    if "calc" in word:
+        last = (request.get("messages") or [{}])[-1]
+        if last.get("role") == "tool":
+            return _text_frames(f"The tool answered: {str(last.get('content'))[:200]}")
+        call = {"tool_calls": [{"index": 0, "id": "call_calc", "type": "function",
+                                "function": {"name": "calculate", "arguments": "{\"expression\": \"6*7\"}"}}]}
         return [(_frame(call), 0.0), (_frame({}, "tool_calls"), 0.0)]
     if "slow" in word:
         return [(_frame({"content": f"word{i} "}), 0.1) for i in range(200)]

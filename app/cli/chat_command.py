@@ -18,10 +18,17 @@ from app.cli.chat_target import chat_settings, cli_problem
 from app.cli.cli_approval import cli_approver, is_interactive
 from app.cli.cli_budget import check_budget
 from app.cli.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
-from app.cli.cli_context import open_history, paths_from_args, save_settings_from_args, secret_store, settings_from_args
-from app.cli.cli_input import read_text, require_text
+from app.cli.cli_context import (
+    open_history,
+    paths_from_args,
+    save_settings_from_args,
+    secret_store,
+    settings_from_args,
+)
+from app.cli.cli_input import prompt_from_stdin, require_text, typed_prompt_kept
 from app.cli.cli_interrupt import Interrupts
 from app.cli.cli_output import JsonLinesPrinter, TerminalPrinter
+from app.cli.mcp_notice import report_unready_servers
 from app.cli.provider_args import api_key_from_env, provider_from_args
 from app.cli.terminal_text import terminal_safe
 from app.engine.manager import BuiltinEngine
@@ -56,7 +63,7 @@ def read_prompt(args: argparse.Namespace) -> str | None:
     if prompt is None:
         if sys.stdin is None or sys.stdin.closed:
             raise UsageError("no prompt given and standard input is closed")
-        prompt = read_text(sys.stdin, "the prompt on standard input")
+        prompt = prompt_from_stdin(sys.stdin)
     if not prompt.strip():
         raise UsageError("the prompt is empty: pass it as an argument or on standard input")
     return prompt
@@ -119,6 +126,7 @@ def run_chat(args: argparse.Namespace) -> int:
             mcp = mcp_manager(settings, store.lookup)
             interrupts.before_exit(mcp.kill_now)
             runner.run(start_mcp(mcp))
+            report_unready_servers(mcp.statuses())
         engine = BuiltinEngine(settings.engine, paths_from_args(args).data_dir)
         engine.add_listener(TerminalProgress())
         interrupts.before_exit(engine.kill_now)
@@ -134,6 +142,19 @@ def run_chat(args: argparse.Namespace) -> int:
 def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, service: RunService,
                       interrupts: Interrupts) -> int:
     prompt = read_prompt(args)
+    typed = prompt is not None and args.prompt is None and sys.stdin is not None and sys.stdin.isatty()
+    with typed_prompt_kept(prompt or "", typed=typed):
+        prepared, history = _prepare(args, prompt, service)
+    try:
+        return _chat(args, runner, service.settings, prepared, interrupts)
+    finally:
+        if history is not None:
+            history.close()
+
+
+def _prepare(args: argparse.Namespace, prompt: str | None,
+             service: RunService) -> tuple[PreparedRun, History | None]:
+    """The user's message saved (unless --no-save) and the request built; nothing is sent yet."""
     attachments = read_attachments(args)
     chat = chat_settings(args, service.settings, env_key=api_key_from_env(args.api_key_env),
                          one_off=lambda: provider_from_args(args))
@@ -158,11 +179,7 @@ def _prepare_and_chat(args: argparse.Namespace, runner: asyncio.Runner, service:
         if history is not None:
             history.close()
         raise
-    try:
-        return _chat(args, runner, service.settings, prepared, interrupts)
-    finally:
-        if history is not None:
-            history.close()
+    return prepared, history
 
 
 def _continued(args: argparse.Namespace, given: ChatSettings, service: RunService, history: History) -> ChatSettings:

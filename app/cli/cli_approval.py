@@ -3,7 +3,8 @@
 Settings come first: a tool whose policy is ``allow`` runs, ``deny`` is refused. For the rest, ``--approve all``
 allows and ``--approve none`` denies; without the flag, a terminal (stdin and stderr both TTYs) is asked once per
 batch of calls, showing each call's arguments in full (control characters escaped: the model wrote them), and
-anything else denies. "Always" saves ``allow`` for those tools in the settings file. The answer is read on a
+anything else denies. An answer that is not y, n, a or e (or yes, no, always, each) asks again; the end of input
+denies. "Always" saves ``allow`` for those tools in the settings file. The answer is read on a
 daemon thread so that Ctrl+C (which cancels the run) never waits for a line that will not come.
 """
 
@@ -24,6 +25,9 @@ from orchestration.tool_turn import ApprovalRequest, Approver, Decision
 APPROVE_CHOICES = ("all", "none")
 
 ReadLine = Callable[[], str]
+# What may be typed at the question: the letter or the whole word, in any case.
+ANSWER_WORDS = {word: word[0] for word in ("yes", "no", "always", "each")} | {
+    letter: letter for letter in "ynae"}
 
 
 def _read_stdin_line() -> str:
@@ -69,10 +73,18 @@ class TerminalApprover:
     def _print(self, text: str) -> None:
         print(terminal_safe(text), file=self.out or sys.stderr, flush=True)
 
-    async def _ask(self, question: str) -> str:
-        print(terminal_safe(question), end="", file=self.out or sys.stderr, flush=True)
-        line = await _read_in_background(self.read_line)
-        return line.strip().lower()[:1]  # "" at end of input: treated as no
+    async def _ask(self, question: str, letters: str) -> str:
+        """One of ``letters`` (the first letter of the word typed), or "n" at the end of input. Anything else
+        (a typo, a bare Enter) asks again: a guess could run a tool the user meant to refuse."""
+        while True:
+            print(terminal_safe(question), end="", file=self.out or sys.stderr, flush=True)
+            line = await _read_in_background(self.read_line)
+            if not line:
+                return "n"  # end of input: nobody can answer
+            answer = ANSWER_WORDS.get(line.strip().lower())
+            if answer is not None and answer in letters:
+                return answer
+            self._print(f"Please answer {', '.join(letters[:-1])} or {letters[-1]}.")
 
     async def __call__(self, requests: list[ApprovalRequest]) -> dict[str, Decision]:
         count = len(requests)
@@ -81,12 +93,12 @@ class TerminalApprover:
             self._print(f"  {number}. {describe_call(request)}")
         each = " / [e]ach" if count > 1 else ""
         answer = await self._ask(f"Allow? [y]es / [n]o / [a]lways for {'these tools' if count > 1 else 'this tool'}"
-                                 f"{each}: ")
-        if answer == "e" and count > 1:
+                                 f"{each}: ", "ynae" if count > 1 else "yna")
+        if answer == "e":
             decisions: dict[str, Decision] = {}
             always: list[str] = []
             for number, request in enumerate(requests, 1):
-                one = await self._ask(f"  {number}. {request.name}: [y]es / [n]o / [a]lways: ")
+                one = await self._ask(f"  {number}. {request.name}: [y]es / [n]o / [a]lways: ", "yna")
                 decisions[request.call_id] = "allow" if one in ("y", "a") else "deny"
                 if one == "a":
                     always.append(request.name)

@@ -163,7 +163,9 @@ def _add_chat_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                                                         "saved unless --no-save",
                           description="Send a prompt (or standard input) and stream the answer. The conversation "
                                       "is saved in the history (see `parley history`) unless --no-save is given.")
-    chat.add_argument("prompt", nargs="?", help="the message; read from standard input when absent")
+    chat.add_argument("prompt", nargs="?", help="the message; read from standard input when absent (on a "
+                                                "terminal: end it with Ctrl+D; the line breaks that end it are "
+                                                "not sent)")
     chat.add_argument("--provider", metavar="NAME",
                       help="a provider from `parley providers list`, with its key from the keyring (default: the "
                            "default provider, unless --preset, --base-url or --kind is given)")
@@ -220,9 +222,13 @@ def _add_models_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
 
     models = sub.add_parser("models", parents=parents,
                             help="list a provider's models, or the local servers already running",
-                            description="List the models a provider offers (--kind/--preset, --base-url), or "
-                                        "with --local the model servers running on this machine.")
-    add_provider_arguments(models)
+                            description="List the models a provider offers (--provider NAME, else "
+                                        "--kind/--preset, --base-url, else the default provider), or with "
+                                        "--local the model servers running on this machine.")
+    models.add_argument("--provider", metavar="NAME", default=None,
+                        help="a provider from `parley providers list`, with its key from the keyring (default: "
+                             "the default provider, unless --preset, --base-url or --kind is given)")
+    add_provider_arguments(models, preset_alias=False)
     models.add_argument("--local", action="store_true",
                         help="look for Ollama, LM Studio, llama.cpp and vLLM on this machine instead")
     models.add_argument("--json", action="store_true", help="print as JSON")

@@ -14,8 +14,9 @@ from typing import cast
 from pydantic import ValidationError
 
 from app.cli.cli_common import EXIT_OK, UsageError
-from app.cli.cli_context import save_settings_from_args, secret_store, settings_from_args
+from app.cli.cli_context import save_settings_from_args, secret_store, settings_from_args, warn
 from app.cli.list_output import printed_json_or_empty
+from app.cli.mcp_notice import as_seen_once, missing_command
 from app.errors import describe_validation_error
 from app.settings import Settings
 from tools.mcp import McpServerSettings, ServerStatus, exposed_name, secret_entry
@@ -100,6 +101,9 @@ def _add(args: argparse.Namespace) -> int:
     for name in [*server.secret_env, *server.secret_headers]:
         print(f"Store the value of {name} with: parley keys set {secret_entry(server.name, name)}")
     print("Its tools ask for approval before they run; `parley mcp list` shows them.")
+    if server.transport == "stdio" and server.command and missing_command(server.command, server.cwd):
+        warn(f"{server.command} was not found (not on PATH, not a file); the server cannot start until it is "
+             f"installed or the command is fixed (`parley mcp remove {server.name}`, then add it again)")
     return EXIT_OK
 
 
@@ -136,7 +140,7 @@ async def _statuses(args: argparse.Namespace, settings: Settings) -> list[Server
 
     manager = await connected_mcp(settings, secret_store(args).lookup, MCP_CONNECT_TIMEOUT_S)
     try:
-        return manager.statuses()
+        return [as_seen_once(status) for status in manager.statuses()]
     finally:
         await manager.aclose()
 

@@ -1,5 +1,6 @@
-"""``parley models``: a provider's models (``--kind``/``--preset``, ``--base-url``), or with ``--local`` the
-model servers already running on this machine."""
+"""``parley models``: a provider's models (``--provider``, ``--kind``/``--preset``, ``--base-url``, else the
+default provider; app/cli/models_target.py), or with ``--local`` the model servers already running on this
+machine."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 from app.cli.cli_common import EXIT_ERROR, EXIT_OK
 from app.cli.cli_context import settings_from_args
-from app.cli.provider_args import provider_from_args
+from app.cli.models_target import models_provider
 from app.engine import library
 from orchestration.errors import ProviderError
 from orchestration.providers.discovery import discover_local_servers
@@ -21,7 +22,7 @@ from orchestration.providers.models import list_models
 def run_models(args: argparse.Namespace) -> int:
     if args.local:
         return _run_local(args)
-    config = provider_from_args(args)
+    config = models_provider(args, settings_from_args(args))
     try:
         models = asyncio.run(list_models(config))
     except ProviderError as error:

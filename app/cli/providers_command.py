@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -103,17 +104,27 @@ def _key_state(args: argparse.Namespace, name: str) -> str:
 
 def _list(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    rows = [{"id": p.id, "kind": p.kind, "preset": p.preset, "base_url": p.base_url, "default_model": p.default_model,
-             "default": p.id == settings.default_provider, "key": _key_state(args, p.id)} for p in settings.providers]
+    rows: list[dict[str, Any]] = [
+        {"id": p.id, "kind": p.kind, "preset": p.preset, "base_url": p.base_url, "default_model": p.default_model,
+         "default": p.id == settings.default_provider, "key": _key_state(args, p.id),
+         "key_required": key_required(p)} for p in settings.providers]
     empty = "No providers yet. Add one with: parley providers add NAME --base-url URL --model M"
     if printed_json_or_empty(rows, as_json=args.json, empty=empty):
         return EXIT_OK
-    width = max(len(p.id) for p in settings.providers)
-    print(f"  {'NAME':<{width}}  KIND      KEY       MODEL  BASE URL")
-    for r in rows:
-        mark = "*" if r["default"] else " "
-        print(f"{mark} {r['id']:<{width}}  {r['kind']:<8}  {r['key']:<8}  {r['default_model'] or '-'}  {r['base_url']}")
+    table = [("  NAME", "KIND", "KEY", "MODEL", "BASE URL")]
+    table += [(("* " if r["default"] else "  ") + str(r["id"]), str(r["kind"]), _key_cell(r),
+               str(r["default_model"] or "-"), str(r["base_url"])) for r in rows]
+    widths = [max(len(line[i]) for line in table) for i in range(4)]
+    for line in table:
+        print("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=False)) + "  " + line[4])
     return EXIT_OK
+
+
+def _key_cell(row: dict[str, Any]) -> str:
+    """The table's KEY: where the key is, else whether the provider needs one."""
+    if not row["key_required"] and row["key"] in ("none", "keyring unavailable"):
+        return "not needed"
+    return "missing" if row["key"] == "none" else str(row["key"])
 
 
 def _remove(args: argparse.Namespace) -> int:

@@ -68,8 +68,8 @@ WEB_FETCH = CatalogueEntry(
 FILE_TOOLS = (
     CatalogueEntry(
         "list_directory", "file", "secondary", True, True,
-        "List the folders and files (with sizes) in a folder of the user's workspace (). Paths are relative to the "
-        "workspace."),
+        "List the folders and files (with sizes) in a folder of the user's workspace (no folder chosen). Paths are "
+        "relative to the workspace."),
     CatalogueEntry(
         "read_file", "file", "secondary", True, True,
         "Read a text file in the user's workspace, with line numbers. Give start_line and end_line to read part of "
@@ -80,12 +80,14 @@ FILE_TOOLS = (
         "workspace. Returns path:line: text, at most 100 matches."),
     CatalogueEntry(
         "write_file", "file", "secondary", True, False,
-        "Create a text file in a read-write folder of the user's workspace (), or replace one with overwrite=true. "
-        "Give the complete text; for a small change to an existing file use edit_file. At most 1.0 MiB."),
+        "Create a text file in a read-write folder of the user's workspace (no read-write folder chosen), or "
+        "replace one with overwrite=true. Give the complete text; for a small change to an existing file use "
+        "edit_file. At most 1.0 MiB."),
     CatalogueEntry(
         "edit_file", "file", "secondary", True, False,
-        "Change a text file in a read-write folder of the user's workspace () by replacing one exact snippet "
-        "(old_text, which must occur exactly once) with new_text. Read the file first to quote it exactly."),
+        "Change a text file in a read-write folder of the user's workspace (no read-write folder chosen) by "
+        "replacing one exact snippet (old_text, which must occur exactly once) with new_text. Read the file first "
+        "to quote it exactly."),
 )
 WRITE_TOOLS = ("write_file", "edit_file")  # tools.files.WRITE_TOOLS
 

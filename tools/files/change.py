@@ -48,7 +48,9 @@ class FileChanges:
         self.writable = set(settings.writable)
 
     def describe(self) -> str:
-        return ", ".join(str(f.path) for f in self.workspace.folders if f.path in self.writable)
+        """The read-write folders; says so when there is none."""
+        return ", ".join(str(f.path) for f in self.workspace.folders if f.path in self.writable) or \
+            "no read-write folder chosen"
 
     def target(self, path: str) -> ResolvedPath:
         """The resolved path, if it is a file path in a read-write folder."""

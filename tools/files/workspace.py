@@ -67,7 +67,8 @@ class Workspace:
         return len(self.folders) > 1
 
     def describe(self) -> str:
-        return ", ".join(str(folder.path) for folder in self.folders)
+        """The folders, for descriptions and messages; says so when there is none (never an empty "()")."""
+        return ", ".join(str(folder.path) for folder in self.folders) or "no folder chosen"
 
     def is_top(self, text: str) -> bool:
         """With several folders, '.' and '' mean the list of folders itself."""

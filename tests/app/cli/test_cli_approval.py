@@ -83,3 +83,21 @@ def test_a_tools_preview_is_shown_instead_of_its_arguments():
     assert asyncio.run(approver([request])) == {"c1": "deny"}
     shown = out.getvalue()
     assert "    Edit a.py: 2 B becomes 2 B" in shown and "    -x\n    +y" in shown and "old_text" not in shown
+
+
+def test_a_typo_asks_again_instead_of_deciding():
+    # Before, only the first letter counted: "x" denied, "ack" allowed always, a bare Enter denied.
+    decisions, remembered, shown = decide(Settings(), None, ["x\n", "ack\n", "\n", "yes\n"])
+    assert decisions == {"c1": "allow", "c2": "allow"} and remembered == []
+    assert shown.count("Allow?") == 4 and shown.count("Please answer y, n, a or e.") == 3
+
+
+def test_a_typo_in_each_one_asks_that_call_again():
+    decisions, remembered, shown = decide(Settings(), None, ["each\n", "yy\n", "no\n", "always\n"])
+    assert decisions == {"c1": "deny", "c2": "allow"} and remembered == [["list_directory"]]
+    assert shown.count("1. read_file: [y]es") == 2 and "Please answer y, n or a." in shown
+
+
+def test_end_of_input_after_a_typo_denies():
+    decisions, _, _ = decide(Settings(), None, ["x\n"])
+    assert decisions == {"c1": "deny", "c2": "deny"}

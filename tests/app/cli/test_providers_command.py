@@ -82,3 +82,17 @@ def test_a_deep_settings_file_breaks_no_command(cli):
     assert listed.code == 0 and "nested more than 100 levels deep" in listed.err and "Traceback" not in listed.err
     assert not path.exists() and list(path.parent.glob("settings.json.bad-*"))
     assert cli("providers", "add", "local", "--base-url", "http://127.0.0.1:8080/v1").code == 0
+
+
+def test_list_table_lines_up_and_says_which_key_is_missing(cli):
+    assert cli("providers", "add", "local", "--base-url", "http://127.0.0.1:8080/v1", "--model",
+               "qwen3-coder-30b-a3b-instruct").code == 0
+    assert cli("providers", "add", "openai", "--preset", "openai", "--model", "gpt-5").code == 0
+    header, *lines = cli("providers", "list").out.splitlines()
+    for column in ("KIND", "KEY", "MODEL", "BASE URL"):
+        start = header.index(column)
+        assert all(line[start - 2:start] == "  " and line[start] != " " for line in lines), (column, header, lines)
+    key = header.index("KEY")
+    assert [line[key:header.index("MODEL")].strip() for line in lines] == ["not needed", "missing"], lines
+    rows = json.loads(cli("providers", "list", "--json").out)
+    assert [(r["key"], r["key_required"]) for r in rows] == [("none", False), ("none", True)]
