@@ -313,14 +313,15 @@ class History:
         """A row of tool_calls joined with its output (``o_`` columns)."""
         o = {k[2:]: v for k, v in r.items() if k.startswith("o_")}
         output = None
-        if o["id"] is not None:
-            output = self._record("tool_outputs", {**o, "id": r["id"]}, lambda: ToolOutputRecord(
+        if o["id"] is not None:  # built from the checked copy (a BLOB in it is replaced by its shown text)
+            o = {**o, "id": r["id"]}
+            output = self._record("tool_outputs", o, lambda: ToolOutputRecord(
                 status=o["status"], content=o["content"], duration_ms=o["duration_ms"],
                 truncated=bool(o["truncated"]), data=loads_or_none(o["data"])))
-        call = {k: v for k, v in r.items() if not k.startswith("o_")}
-        return self._record("tool_calls", call, lambda: ToolCallRecord(
-            id=r["id"], message_id=r["message_id"], position=r["position"], call_id=r["call_id"], name=r["name"],
-            arguments=r["arguments"], text_offset=r["text_offset"], output=output))
+        c = {k: v for k, v in r.items() if not k.startswith("o_")}
+        return self._record("tool_calls", c, lambda: ToolCallRecord(
+            id=c["id"], message_id=c["message_id"], position=c["position"], call_id=c["call_id"], name=c["name"],
+            arguments=c["arguments"], text_offset=c["text_offset"], output=output))
 
     def _attachments(self, message_ids: Iterable[int]) -> dict[int, tuple[AttachmentRecord, ...]]:
         found = attachment_rows.rows_for(self.db, list(message_ids))

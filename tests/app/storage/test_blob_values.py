@@ -70,6 +70,19 @@ def test_a_blob_message_and_run_event_affect_only_themselves(history):
     assert damaged_count(history.path) == 2  # the message and the event, each counted once though read twice
 
 
+def test_a_blob_tool_call_and_output_are_shown_marked(history):
+    cid = history.create_conversation("Sums")
+    record_answer(history, cid, "add", "It is 2.", with_tool=True)
+    (answer,) = [m.id for m in history.branch(cid) if m.tool_calls]
+    put_blob(history, "tool_calls", "arguments", b"{\xff}", "message_id = ?", answer)
+    put_blob(history, "tool_outputs", "content", b"2\x00", "tool_call_id = (SELECT id FROM tool_calls "
+                                                         "WHERE message_id = ?)", answer)
+    (call,) = next(m for m in history.branch(cid) if m.tool_calls).tool_calls
+    assert call.arguments == DAMAGED_MARK + "{\ufffd}"
+    assert call.output is not None and call.output.content == DAMAGED_MARK + "2\ufffd"
+    assert history.branch(cid)[-1].content == "It is 2."
+
+
 def test_a_wrong_type_parley_could_write_still_fails_loudly(history):
     cid = history.create_conversation("Numbers")
     history.db.execute("UPDATE conversations SET updated_at = 'soon' WHERE id = ?", [cid])
