@@ -71,10 +71,19 @@ def _cut(name: str) -> str:
     return name if len(name) <= NAME_CHARS else name[:NAME_CHARS - 1] + "…"
 
 
+# A stored event the history's reader could not read at all (a BLOB another program left) carries this key; it
+# is named as unreadable, not as one from a newer version.
+DAMAGED_KEY = "damaged"
+DAMAGED_NAME = "damaged in the history file"
+
+
 def read_stored(stored: Iterable[Mapping[str, Any]]) -> StoredEvents:
     """Parse stored event objects in order; unknown or invalid ones are skipped and counted, never raised."""
     read = StoredEvents()
     for data in stored:
+        if data.get(DAMAGED_KEY) is True:  # the reader found bytes, not an event (app/storage/damaged_values.py)
+            read.unreadable[DAMAGED_NAME] += 1
+            continue
         kind = data.get("type")
         if not isinstance(kind, str) or not kind:
             read.unreadable["no type"] += 1
@@ -97,4 +106,4 @@ def read_stored(stored: Iterable[Mapping[str, Any]]) -> StoredEvents:
     return read
 
 
-__all__ = ["NAMES_SHOWN", "NAME_CHARS", "StoredEvents", "read_stored"]
+__all__ = ["DAMAGED_KEY", "DAMAGED_NAME", "NAMES_SHOWN", "NAME_CHARS", "StoredEvents", "read_stored"]

@@ -307,13 +307,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         with safe_output():
-            return _main(argv)
+            status = _main(argv)
+            _say_damaged_values()
+            return status
     except BrokenPipeError:
         from app.cli.closed_output import quiet_exit, stdout_closed
 
         if not stdout_closed():
             raise
         return quiet_exit()
+
+
+def _say_damaged_values() -> None:
+    """Once per command, on stderr: how many damaged values were shown marked (app/storage/damaged_values.py)."""
+    values = sys.modules.get("app.storage.damaged_values")  # not loaded: no history read, nothing to say
+    line = values.notice() if values is not None else None
+    if line is not None:
+        print(f"parley: note: {line}", file=sys.stderr)
 
 
 def _main(argv: Sequence[str] | None) -> int:

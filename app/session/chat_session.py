@@ -28,6 +28,7 @@ from app.session.chat_actions import ChatActions
 from app.session.chat_settings_binding import ChatSettingsBinding
 from app.session.conversation_pages import show_conversations
 from app.session.conversation_views import ConversationViews
+from app.session.damaged_notice import DamagedNotice
 from app.session.dialog_factories import add_provider_dialog, preferences_dialog
 from app.session.key_recheck import SendKeyRecheck, stored_key
 from app.session.keyring_status import KeyringStatusLine
@@ -152,6 +153,7 @@ class ChatSession(QObject):
         super().__init__(window)
         self.window = window
         self.history = history
+        self.damaged_notice = DamagedNotice(window, history.path) if history is not None else None
         self.settings = settings
         self.settings_path = settings_path
         self.settings_file = SettingsFile(Path(str(settings_path)), settings)  # shared with `parley` commands

@@ -18,10 +18,11 @@ from typing import Any, TypeVar
 from app.attachments.store import AttachmentStore
 from app.storage import attachments as attachment_rows
 from app.storage.connection import Database
+from app.storage.damaged_values import damaged_event
 from app.storage.database import BUSY_TIMEOUT_S, open_database
 from app.storage.errors import guarded
 from app.storage.inserted import inserted_id
-from app.storage.integrity import MAX_TIME_MS, MIN_TIME_MS, DamagedDatabaseError, read_record
+from app.storage.integrity import MAX_TIME_MS, MIN_TIME_MS, DamagedDatabaseError, check_value, read_record
 from app.storage.records import (
     AttachmentRecord,
     Conversation,
@@ -189,6 +190,8 @@ class History:
                 "SELECT id, title, updated_at, pinned FROM conversations WHERE archived = 0 AND id IN "
                 f"({', '.join('?' * len(chunk))})", chunk).fetchall()
             for cid, title, updated_at, pinned in rows:
+                if type(title) is bytes:  # damaged by another program: shown marked (damaged_values.py)
+                    title = check_value(self.path, "conversations", "title", title, cid)
                 if not (type(cid) is int and type(title) is str and type(updated_at) is int
                         and MIN_TIME_MS <= updated_at <= MAX_TIME_MS and pinned in (0, 1)):
                     self._damaged_listed_rows(raise_=True)
@@ -310,14 +313,15 @@ class History:
         """A row of tool_calls joined with its output (``o_`` columns)."""
         o = {k[2:]: v for k, v in r.items() if k.startswith("o_")}
         output = None
-        if o["id"] is not None:
-            output = self._record("tool_outputs", {**o, "id": r["id"]}, lambda: ToolOutputRecord(
+        if o["id"] is not None:  # built from the checked copy (a BLOB in it is replaced by its shown text)
+            o = {**o, "id": r["id"]}
+            output = self._record("tool_outputs", o, lambda: ToolOutputRecord(
                 status=o["status"], content=o["content"], duration_ms=o["duration_ms"],
                 truncated=bool(o["truncated"]), data=loads_or_none(o["data"])))
-        call = {k: v for k, v in r.items() if not k.startswith("o_")}
-        return self._record("tool_calls", call, lambda: ToolCallRecord(
-            id=r["id"], message_id=r["message_id"], position=r["position"], call_id=r["call_id"], name=r["name"],
-            arguments=r["arguments"], text_offset=r["text_offset"], output=output))
+        c = {k: v for k, v in r.items() if not k.startswith("o_")}
+        return self._record("tool_calls", c, lambda: ToolCallRecord(
+            id=c["id"], message_id=c["message_id"], position=c["position"], call_id=c["call_id"], name=c["name"],
+            arguments=c["arguments"], text_offset=c["text_offset"], output=output))
 
     def _attachments(self, message_ids: Iterable[int]) -> dict[int, tuple[AttachmentRecord, ...]]:
         found = attachment_rows.rows_for(self.db, list(message_ids))
@@ -407,6 +411,9 @@ class History:
         rows = self.db.execute("SELECT seq, event FROM run_events WHERE run_id = ? ORDER BY seq", [run_id])
         events = []
         for seq, event in rows:
+            if isinstance(event, bytes):
+                events.append(damaged_event(self.path, run_id, seq, event))
+                continue
             try:
                 events.append(loads_bounded(event, what="a stored event"))
             except (ValueError, TypeError) as exc:

@@ -8,18 +8,25 @@ never a traceback and never "there is no conversation N" (which would blame the 
 What the schema should be is taken from the migrations themselves, applied once to an in-memory database, so
 it can never disagree with them. Rows are checked against the column types and NOT NULL rules of that schema
 as they are read, and times (columns ending in ``_at``) must be dates a calendar can show.
+
+The line drawn: a value of a type Parley's own writes could produce by mistake (a number where text belongs,
+text where a number belongs, NULL in a NOT NULL column, a time out of range) stays a ``DamagedDatabaseError``,
+because it may be a bug in our writes and must fail loudly. A BLOB in a text column is never ours (every write
+binds ``str``): it is the user's value, damaged by another program, so it affects only itself. It is shown as
+marked text and counted (app/storage/damaged_values.py), and every other row stays readable.
 """
 
 from __future__ import annotations
 
 import functools
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from app.storage.connection import Database
+from app.storage.damaged_values import note_damaged, shown_text
 from app.storage.errors import StorageError
 from app.storage.migrations import apply_migrations
 from orchestration.bounded_json import loads_bounded
@@ -114,16 +121,23 @@ def check_schema(db: Database, path: Path) -> None:
             raise DamagedDatabaseError(path, f"its view {view} (which search reads) is missing")
 
 
-def check_value(path: Path, table: str, column: str, value: Any, row_id: object) -> None:
+def check_value(path: Path, table: str, column: str, value: Any, row_id: object) -> Any:
+    """``value`` as shown: as read when it fits its column, marked text for a BLOB in a text column (noted);
+    anything else that does not fit raises DamagedDatabaseError."""
     rule = expected_schema().tables[table].get(column)
+    if rule is not None and rule.kind is str and isinstance(value, bytes):
+        note_damaged(path, table, row_id, column)
+        return shown_text(value)
     problem = None if rule is None or rule.kind is object else rule.problem(column, value)
     if problem is not None:
         raise DamagedDatabaseError(path, f"{table} row {row_id} has {problem}")
+    return value
 
 
-def check_row(path: Path, table: str, row: Mapping[str, Any]) -> None:
+def check_row(path: Path, table: str, row: MutableMapping[str, Any]) -> None:
     """Check each value of ``row`` that is a column of ``table`` (other keys, e.g. computed ones, are skipped).
-    Runs for every row read, so the common case (the value has its column's exact type) is a type test."""
+    Runs for every row read, so the common case (the value has its column's exact type) is a type test. A BLOB
+    in a text column is replaced in ``row`` by its marked text (``check_value``)."""
     rules = expected_schema().tables[table]
     for name, value in row.items():
         rule = rules.get(name)
@@ -132,12 +146,15 @@ def check_row(path: Path, table: str, row: Mapping[str, Any]) -> None:
         in_range = not rule.time or (isinstance(value, int) and MIN_TIME_MS <= value <= MAX_TIME_MS)
         if type(value) is rule.kind and in_range:
             continue
+        if rule.kind is str and isinstance(value, bytes):
+            row[name] = check_value(path, table, name, value, row.get("id"))
+            continue
         problem = rule.problem(name, value)
         if problem is not None:
             raise DamagedDatabaseError(path, f"{table} row {row.get('id')} has {problem}")
 
 
-def read_record(path: Path, table: str, row: Mapping[str, Any], build: Callable[[], R]) -> R:
+def read_record(path: Path, table: str, row: MutableMapping[str, Any], build: Callable[[], R]) -> R:
     """``build()`` (a record from ``row``) once the row's values fit their columns; a record that still cannot
     be built (JSON that does not parse) is damage, named by its column."""
     check_row(path, table, row)

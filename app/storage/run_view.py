@@ -12,14 +12,16 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from app.storage.damaged_values import damaged_event
 from app.storage.errors import storage_errors
 from app.storage.history import History
 from app.storage.integrity import DamagedDatabaseError
 from orchestration.bounded_json import loads_bounded
 
 _QUERY = ("SELECT seq, type, iteration, ts, "
-          "CASE WHEN type IN ('content', 'reasoning') THEN json_extract(event, '$.content') END, "
-          "CASE WHEN type IN ('content', 'reasoning') THEN NULL ELSE event END "
+          "CASE WHEN typeof(event) = 'blob' THEN NULL "
+          "WHEN type IN ('content', 'reasoning') THEN json_extract(event, '$.content') END, "
+          "CASE WHEN type IN ('content', 'reasoning') AND typeof(event) != 'blob' THEN NULL ELSE event END "
           "FROM run_events WHERE run_id = ? ORDER BY seq")
 
 
@@ -35,6 +37,9 @@ def run_view_events(history: History, run_id: str) -> list[dict[str, Any]]:
                                                      f"({exc})") from exc
     events: list[dict[str, Any]] = []
     for seq, kind, iteration, ts, text, event in rows:
+        if isinstance(event, bytes):
+            events.append(damaged_event(history.path, run_id, seq, event))
+            continue
         if kind in ("content", "reasoning"):
             last = events[-1] if events else None
             if last is not None and last["type"] == kind and last["iteration"] == iteration:

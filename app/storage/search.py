@@ -63,10 +63,10 @@ class HistorySearch:
         self.history = history
         self.path = history.path
 
-    def _check(self, *values: tuple[str, int, str, object]) -> None:
-        """The values a hit shows must fit their columns (else DamagedDatabaseError: integrity.py)."""
-        for table, row_id, column, value in values:
-            check_value(self.path, table, column, value, row_id)
+    def _check(self, *values: tuple[str, int, str, object]) -> list[Any]:
+        """The values a hit shows, as shown: they must fit their columns (else DamagedDatabaseError), a BLOB in a
+        text column is shown marked (integrity.py)."""
+        return [check_value(self.path, table, column, value, row_id) for table, row_id, column, value in values]
 
     @guarded("search the history")
     def search(self, text: str, *, limit: int = DEFAULT_SEARCH_LIMIT, marks: tuple[str, str] = ("**", "**")
@@ -87,8 +87,8 @@ class HistorySearch:
             "ORDER BY bm25(conversations_fts) LIMIT ?",
             [marks[0], marks[1], SNIPPET_ELLIPSIS, SNIPPET_WORDS, query, limit])
         for r in titles:
-            self._check(("conversations", r[0], "title", r[1]), ("conversations", r[0], "created_at", r[2]))
-            hits.append(SearchHit(conversation_id=r[0], conversation_title=r[1], message_id=None, role=None,
+            title, _ = self._check(("conversations", r[0], "title", r[1]), ("conversations", r[0], "created_at", r[2]))
+            hits.append(SearchHit(conversation_id=r[0], conversation_title=title, message_id=None, role=None,
                                   snippet=r[3], created_at=r[2]))
         rest = limit - len(hits)
         found: list[tuple[float, SearchHit]] = []
@@ -99,8 +99,8 @@ class HistorySearch:
             "WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT ?",
             [marks[0], marks[1], SNIPPET_ELLIPSIS, SNIPPET_WORDS, query, rest])
         for r in messages:
-            self._check(("conversations", r[1], "title", r[2]), ("messages", r[0], "created_at", r[4]))
-            found.append((r[6], SearchHit(conversation_id=r[1], conversation_title=r[2], message_id=r[0], role=r[3],
+            title, _ = self._check(("conversations", r[1], "title", r[2]), ("messages", r[0], "created_at", r[4]))
+            found.append((r[6], SearchHit(conversation_id=r[1], conversation_title=title, message_id=r[0], role=r[3],
                                           snippet=r[5], created_at=r[4])))
         found.extend(self._attachments(query, rest, marks))
         found.sort(key=lambda ranked: ranked[0])  # bm25: lower is better
@@ -111,13 +111,14 @@ class HistorySearch:
         """Attached files whose name or (indexed) text matches, each shown as its name and a snippet."""
         found = []
         for r in self._attachment_rows(query, limit, marks):
-            self._check(("message_attachments", r[0], "name", r[1]), ("conversations", r[3], "title", r[4]),
-                        ("messages", r[2], "created_at", r[6]))
+            shown_name, title, _ = self._check(("message_attachments", r[0], "name", r[1]),
+                                               ("conversations", r[3], "title", r[4]),
+                                               ("messages", r[2], "created_at", r[6]))
             name, text = r[7], r[8]
             snippet = f"{name}: {text}" if marks[0] in text else name
-            found.append((r[9], SearchHit(conversation_id=r[3], conversation_title=r[4], message_id=r[2], role=r[5],
+            found.append((r[9], SearchHit(conversation_id=r[3], conversation_title=title, message_id=r[2], role=r[5],
                                           snippet=snippet, created_at=r[6], attachment_id=r[0],
-                                          attachment_name=r[1])))
+                                          attachment_name=shown_name)))
         return found
 
     def _attachment_rows(self, query: str, limit: int, marks: tuple[str, str]) -> list[tuple[Any, ...]]:
