@@ -4,6 +4,8 @@ temporary file, and the result is always one writer's whole text."""
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 from pathlib import Path
 
@@ -48,3 +50,13 @@ def test_a_failed_write_names_the_file_and_leaves_no_temporary(tmp_path: Path) -
     with pytest.raises(OSError):
         replace_text(target, "text")
     assert [p.name for p in tmp_path.iterdir()] == ["taken"]
+
+
+def test_a_written_file_has_the_usual_permissions(tmp_path: Path) -> None:
+    """An export is readable as any file the user saves (the umask's permissions), not private to them."""
+    previous = os.umask(0o022)
+    try:
+        write_file_atomically(tmp_path / "export.md", "text")
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "export.md").stat().st_mode) == 0o644
