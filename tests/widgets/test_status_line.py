@@ -1,0 +1,61 @@
+"""StatusLine on its own: short messages whole, long ones elided at word boundaries keeping their end, the
+fallback for one long word, the bounded history, and the tooltip following the message."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel
+
+from widgets.status_line import ELLIPSIS, HISTORY_LIMIT, StatusLine, elide_words
+
+NOTE = "Imported “Trip notes” (12 messages). Cut 1 attachment name longer than 255 characters to fit the file system."
+
+
+def test_short_message_is_drawn_whole(qtbot):
+    bar = StatusLine()
+    qtbot.addWidget(bar)
+    bar.resize(900, 30)
+    bar.showMessage("Copied the last answer.", 3000)
+    assert bar.shown_text() == "Copied the last answer."
+    assert bar.toolTip() == "Copied the last answer."
+
+
+def test_long_message_keeps_whole_words_and_its_end(qtbot):
+    bar = StatusLine()
+    qtbot.addWidget(bar)
+    metrics = bar.fontMetrics()
+    width = metrics.horizontalAdvance(NOTE) // 2
+    shown = elide_words(NOTE, metrics, width)
+    assert metrics.horizontalAdvance(shown) <= width
+    start, _, end = shown.partition(ELLIPSIS)
+    assert start.endswith(" ") and end.startswith(" "), shown  # cut between words, not inside one
+    assert NOTE.startswith(start) and NOTE.endswith(end) and end.endswith("file system."), shown
+    assert len(end) > len(start) - 5, shown  # the end (what happened) gets the larger share
+
+
+def test_one_long_word_falls_back_to_middle_elision(qtbot):
+    bar = StatusLine()
+    qtbot.addWidget(bar)
+    metrics = bar.fontMetrics()
+    word = "x" * 300
+    shown = elide_words(word, metrics, 120)
+    assert ELLIPSIS in shown and metrics.horizontalAdvance(shown) <= 120
+
+
+def test_message_stops_before_permanent_widgets_and_history_is_bounded(qtbot):
+    bar = StatusLine()
+    qtbot.addWidget(bar)
+    label = QLabel("Keyring: Secret Service · Today $0.00 · Month $0.00")
+    bar.addPermanentWidget(label)
+    bar.resize(600, 30)
+    bar.show()
+    qtbot.waitExposed(bar)
+    for n in range(HISTORY_LIMIT + 5):
+        bar.showMessage(f"message {n} {NOTE}", 0)
+    assert bar.message_rect().right() < label.x()
+    assert bar.fontMetrics().horizontalAdvance(bar.shown_text()) <= bar.message_rect().width()
+    texts = [record.text for record in bar.history()]
+    assert len(texts) == HISTORY_LIMIT and texts[0].startswith("message 5 ") and texts[-1] == bar.currentMessage()
+    assert f"message {HISTORY_LIMIT + 4} " in bar.history_text()
+    bar.clearMessage()
+    assert bar.toolTip() == "" and bar.shown_text() == ""
+    assert len(bar.history()) == HISTORY_LIMIT  # a cleared message can still be read again
