@@ -98,10 +98,16 @@ class StatusLine(QStatusBar):
         return list(self._history)
 
     def message_rect(self) -> QRect:
-        """Where the message is drawn: from the left margin to just before the first visible permanent widget."""
+        """Where the message is drawn: from the leading margin to just before the first visible permanent widget
+        (or the size grip), on the other side in a right-to-left layout."""
         left, right = MESSAGE_LEFT, self.width() - MESSAGE_RIGHT
+        rtl = self.layoutDirection() == Qt.LayoutDirection.RightToLeft
         for widget in self._item_widgets():
-            right = min(right, widget.x() if isinstance(widget, QSizeGrip) else widget.x() - WIDGET_GAP)
+            gap = 0 if isinstance(widget, QSizeGrip) else WIDGET_GAP
+            if rtl:
+                left = max(left, widget.x() + widget.width() + gap)
+            else:
+                right = min(right, widget.x() - gap)
         return QRect(left, 0, max(0, right - left), self.height())
 
     def shown_text(self) -> str:
@@ -148,14 +154,20 @@ class StatusLine(QStatusBar):
     # -- reading a message again ----------------------------------------------------------------------------------
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        self.context_menu().exec(event.globalPos())
+
+    def context_menu(self) -> QMenu:
+        """Copy Message (the one shown, whole) and Recent Messages… (the history window)."""
         menu = QMenu(self)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         copy = menu.addAction("Copy Message")
         copy.setEnabled(bool(self.currentMessage()))
-        copy.triggered.connect(lambda: QGuiApplication.clipboard().setText(self.currentMessage()))
+        message = self.currentMessage()
+        copy.triggered.connect(lambda: QGuiApplication.clipboard().setText(message))
         recent = menu.addAction("Recent Messages…")
         recent.setEnabled(bool(self._history))
         recent.triggered.connect(self.show_history)
-        menu.exec(event.globalPos())
+        return menu
 
     def history_text(self) -> str:
         """The recent messages as plain lines, newest last, each with the time it was shown."""

@@ -59,3 +59,40 @@ def test_message_stops_before_permanent_widgets_and_history_is_bounded(qtbot):
     bar.clearMessage()
     assert bar.toolTip() == "" and bar.shown_text() == ""
     assert len(bar.history()) == HISTORY_LIMIT  # a cleared message can still be read again
+
+
+def test_context_menu_copies_the_whole_message_and_opens_the_history(qtbot):
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QApplication, QDialog, QPlainTextEdit
+
+    bar = StatusLine()
+    qtbot.addWidget(bar)
+    bar.resize(300, 30)
+    bar.showMessage(NOTE, 0)
+    menu = bar.context_menu()
+    copy, recent = menu.actions()
+    assert copy.isEnabled() and recent.isEnabled()
+    copy.trigger()
+    assert QGuiApplication.clipboard().text() == NOTE
+    recent.trigger()
+    dialogs = [w for w in QApplication.topLevelWidgets() if isinstance(w, QDialog) and w.isVisible()]
+    assert len(dialogs) == 1 and NOTE in dialogs[0].findChild(QPlainTextEdit).toPlainText()
+    dialogs[0].close()
+    menu.close()
+
+
+def test_right_to_left_room_is_right_of_the_permanent_widgets(qtbot):
+    from PySide6.QtCore import Qt
+
+    bar = StatusLine()
+    qtbot.addWidget(bar)
+    bar.setLayoutDirection(Qt.LayoutDirection.RightToLeft)
+    label = QLabel("Keyring: Secret Service · Today $0.00")
+    bar.addPermanentWidget(label)
+    bar.resize(600, 30)
+    bar.show()
+    qtbot.waitExposed(bar)
+    bar.showMessage(NOTE, 0)
+    room = bar.message_rect()
+    assert room.left() > label.x() + label.width() and room.right() <= bar.width()
+    assert bar.fontMetrics().horizontalAdvance(bar.shown_text()) <= room.width()
