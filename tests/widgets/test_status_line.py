@@ -3,11 +3,23 @@ fallback for one long word, the bounded history, and the tooltip following the m
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QMainWindow
 
 from widgets.status_line import ELLIPSIS, HISTORY_LIMIT, StatusLine, elide_words
 
 NOTE = "Imported “Trip notes” (12 messages). Cut 1 attachment name longer than 255 characters to fit the file system."
+
+
+def in_window(qtbot, width: int) -> tuple[QMainWindow, StatusLine]:
+    """A StatusLine as the window uses it: the status bar of a shown QMainWindow ``width`` px wide."""
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    bar = StatusLine()
+    window.setStatusBar(bar)
+    window.resize(width, 200)
+    window.show()
+    qtbot.waitExposed(window)
+    return window, bar
 
 
 def test_short_message_is_drawn_whole(qtbot):
@@ -42,13 +54,10 @@ def test_one_long_word_falls_back_to_middle_elision(qtbot):
 
 
 def test_message_stops_before_permanent_widgets_and_history_is_bounded(qtbot):
-    bar = StatusLine()
-    qtbot.addWidget(bar)
+    _window, bar = in_window(qtbot, 600)
     label = QLabel("Keyring: Secret Service · Today $0.00 · Month $0.00")
     bar.addPermanentWidget(label)
-    bar.resize(600, 30)
-    bar.show()
-    qtbot.waitExposed(bar)
+    qtbot.wait(20)
     for n in range(HISTORY_LIMIT + 5):
         bar.showMessage(f"message {n} {NOTE}", 0)
     assert bar.message_rect().right() < label.x()
@@ -84,15 +93,34 @@ def test_context_menu_copies_the_whole_message_and_opens_the_history(qtbot):
 def test_right_to_left_room_is_right_of_the_permanent_widgets(qtbot):
     from PySide6.QtCore import Qt
 
-    bar = StatusLine()
-    qtbot.addWidget(bar)
-    bar.setLayoutDirection(Qt.LayoutDirection.RightToLeft)
+    _window, bar = in_window(qtbot, 600)
+    _window.setLayoutDirection(Qt.LayoutDirection.RightToLeft)
     label = QLabel("Keyring: Secret Service · Today $0.00")
     bar.addPermanentWidget(label)
-    bar.resize(600, 30)
-    bar.show()
-    qtbot.waitExposed(bar)
+    qtbot.wait(20)
     bar.showMessage(NOTE, 0)
     room = bar.message_rect()
     assert room.left() > label.x() + label.width() and room.right() <= bar.width()
     assert bar.fontMetrics().horizontalAdvance(bar.shown_text()) <= room.width()
+
+
+def test_the_text_drawn_is_the_elided_text_not_a_clipped_one(qtbot):
+    """Pixels of the real bar: the message's ink ends where the elided text ends, short of the permanent label
+    (Qt's own drawing ran the whole text up to the label's edge and clipped it there)."""
+    _window, bar = in_window(qtbot, 640)
+    label = QLabel("Keyring: Secret Service · Today $0.00 · Month $0.00")
+    bar.addPermanentWidget(label)
+    qtbot.wait(20)
+    words = "Attachment names cut: quarterly, budgeting, appendices, estimates, forecasts, summarised."
+    bar.showMessage(words, 0)
+    image = bar.grab().toImage()
+    room = bar.message_rect()
+    background = image.pixelColor(room.left() - 3, image.height() // 2).lightness()  # left of the text
+    ink = [x for x in range(room.left(), label.x())
+           if any(abs(image.pixelColor(x, y).lightness() - background) > 80 for y in range(image.height()))]
+    drawn = bar.fontMetrics().horizontalAdvance(bar.shown_text())
+    assert ink, "no message drawn"
+    assert room.width() - drawn >= 15, "the words must leave a gap for this test"
+    assert max(ink) <= room.left() + drawn + 1
+    assert max(ink) >= room.left() + drawn - bar.fontMetrics().horizontalAdvance("..")  # the end is drawn
+    assert bar.shown_text().endswith("summarised.")
