@@ -39,6 +39,7 @@ HISTORY_LIMIT = 50  # messages kept for "Recent messages…"; older ones are dro
 MESSAGE_LEFT = 6  # Qt's own margins around the message (qstatusbar.cpp, messageRect)
 MESSAGE_RIGHT = 12
 WIDGET_GAP = 2  # space kept before the first permanent widget
+HISTORY_DIALOG = "recentStatusMessages"
 
 
 END_SHARE = 0.6  # of the room, kept first for the message's end (which often says what happened)
@@ -174,8 +175,18 @@ class StatusLine(QStatusBar):
         return "\n".join(f"{time.strftime('%H:%M:%S', time.localtime(r.shown_at))}  {r.text}" for r in self._history)
 
     def show_history(self) -> QDialog:
-        """A small read-only window with the recent messages (selectable, so they can be copied)."""
+        """A small read-only window with the recent messages (selectable, so they can be copied); asked again
+        while it is open, the same window is filled anew and raised."""
+        dialog = self.window().findChild(QDialog, HISTORY_DIALOG)
+        if isinstance(dialog, QDialog) and dialog.isVisible():
+            area = dialog.findChild(QPlainTextEdit)
+            if isinstance(area, QPlainTextEdit):
+                area.setPlainText(self.history_text())
+            dialog.raise_()
+            dialog.activateWindow()
+            return dialog
         dialog = QDialog(self.window())
+        dialog.setObjectName(HISTORY_DIALOG)
         dialog.setWindowTitle("Recent Status Messages")
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         text = QPlainTextEdit(self.history_text())

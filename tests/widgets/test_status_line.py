@@ -3,6 +3,7 @@ fallback for one long word, the bounded history, and the tooltip following the m
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtWidgets import QLabel, QMainWindow
 
 from widgets.status_line import ELLIPSIS, HISTORY_LIMIT, StatusLine, elide_words
@@ -124,3 +125,18 @@ def test_the_text_drawn_is_the_elided_text_not_a_clipped_one(qtbot):
     assert max(ink) <= room.left() + drawn + 1
     assert max(ink) >= room.left() + drawn - bar.fontMetrics().horizontalAdvance("..")  # the end is drawn
     assert bar.shown_text().endswith("summarised.")
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise")  # the offscreen platform cannot raise windows
+def test_recent_messages_asked_again_refills_the_open_window(qtbot, tmp_path):
+    from PySide6.QtWidgets import QPlainTextEdit
+
+    _window, bar = in_window(qtbot, 600)
+    bar.showMessage("First note.", 0)
+    first = bar.show_history()
+    bar.showMessage("Second note.", 0)
+    again = bar.show_history()
+    assert again is first
+    assert again.findChild(QPlainTextEdit).toPlainText().endswith("Second note.")
+    again.grab().save(str(tmp_path / "status-history.png"))
+    again.close()
