@@ -5,7 +5,7 @@ tokens, MCP, keyring, spend) begins: a long note ("Cut 1 attachment name longer 
 shown as ... the rest of the history is intact") lost its end, mid-word and without a sign, and the end is often
 the part that says what happened. This bar keeps the permanent widgets where they are and draws the message
 elided in the middle instead, so its start and its end both show with "…" where text is left out. The whole
-text is the bar's tooltip while the message is shown, and the last ``HISTORY_LIMIT`` messages can be read again
+text is the tooltip over the message while it is shown, and the last ``HISTORY_LIMIT`` messages can be read again
 (and copied) from the bar's context menu, "Recent messages…", after their timeout has cleared them.
 
 Only messages shown through ``showMessage`` from Python are kept in the history; Qt's own status tips (menu
@@ -18,8 +18,8 @@ import time
 from collections import deque
 from typing import NamedTuple
 
-from PySide6.QtCore import QRect, Qt
-from PySide6.QtGui import QContextMenuEvent, QFontMetrics, QGuiApplication, QPainter, QPaintEvent
+from PySide6.QtCore import QEvent, QRect, Qt
+from PySide6.QtGui import QContextMenuEvent, QFontMetrics, QGuiApplication, QHelpEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QStatusBar,
     QStyle,
     QStyleOption,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -147,6 +148,16 @@ class StatusLine(QStatusBar):
         # permanent ones (and the size grip)
         return [child for child in self.children()
                 if isinstance(child, QWidget) and not child.isWindow() and child.isVisible()]
+
+    def event(self, event: QEvent) -> bool:
+        # the whole message as a tooltip over the message only, not over a permanent label without its own tooltip
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            if self.currentMessage() and self.message_rect().contains(event.pos()):
+                QToolTip.showText(event.globalPos(), self.currentMessage(), self, self.message_rect())
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
 
     def _message_changed(self, text: str) -> None:
         self.setToolTip(text)

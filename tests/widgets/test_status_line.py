@@ -140,3 +140,26 @@ def test_recent_messages_asked_again_refills_the_open_window(qtbot, tmp_path):
     assert again.findChild(QPlainTextEdit).toPlainText().endswith("Second note.")
     again.grab().save(str(tmp_path / "status-history.png"))
     again.close()
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise")  # QToolTip raises its window; offscreen cannot
+def test_the_tooltip_shows_over_the_message_not_over_the_labels(qtbot):
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    _window, bar = in_window(qtbot, 600)
+    label = QLabel("OpenRouter · anthropic/claude-sonnet-4.5")
+    bar.addPermanentWidget(label)
+    qtbot.wait(20)
+    bar.showMessage(NOTE, 0)
+
+    def hover(x: int) -> None:
+        point = QPoint(x, bar.height() // 2)
+        QApplication.sendEvent(bar, QHelpEvent(QEvent.Type.ToolTip, point, bar.mapToGlobal(point)))
+
+    hover(bar.message_rect().center().x())
+    qtbot.waitUntil(QToolTip.isVisible)
+    assert QToolTip.text() == NOTE
+    hover(label.geometry().center().x())
+    qtbot.waitUntil(lambda: not QToolTip.isVisible())
