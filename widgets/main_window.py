@@ -38,6 +38,7 @@ from widgets.qt_present import present
 from widgets.reasoning_pane import ReasoningPane
 from widgets.safe_text import plain_label, plain_tooltip
 from widgets.send_refusal import SendRefusal
+from widgets.status_line import StatusLine
 from widgets.typing_indicator import TypingIndicator
 from widgets.warning_banner import WarningBanner
 
@@ -195,6 +196,7 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([SIDE_WIDTH, 1280 - SIDE_WIDTH - PANES_WIDTH, PANES_WIDTH])
         self.setCentralWidget(self.splitter)
 
+        self.setStatusBar(StatusLine())  # long messages elided in the middle, not clipped at the labels
         self.model_label = plain_label("")
         self.usage_label = plain_label("")
         self.usage_label.setToolTip("Tokens of the last run: sent to and written by the model, over all its calls")

@@ -14,10 +14,11 @@ import signal
 import sys
 
 from app.attachments import AttachmentError, PreparedAttachment, load_attachments
+from app.cli.answer_watch import AnswerWatch
 from app.cli.chat_target import chat_settings, cli_problem
 from app.cli.cli_approval import cli_approver, is_interactive
 from app.cli.cli_budget import check_budget
-from app.cli.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
+from app.cli.cli_common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_NO_ANSWER, EXIT_OK, UsageError
 from app.cli.cli_context import (
     open_history,
     paths_from_args,
@@ -202,7 +203,7 @@ def _continued(args: argparse.Namespace, given: ChatSettings, service: RunServic
 def _chat(args: argparse.Namespace, runner: asyncio.Runner, settings: Settings, prepared: PreparedRun,
           interrupts: Interrupts) -> int:
     recorder = prepared.recorder
-    printer = JsonLinesPrinter() if args.json else TerminalPrinter(show_reasoning=not args.no_reasoning)
+    printer = AnswerWatch(JsonLinesPrinter() if args.json else TerminalPrinter(show_reasoning=not args.no_reasoning))
     try:
         result = runner.run(_run(prepared, printer, approver_for(args, settings), interrupts))
     except KeyboardInterrupt:
@@ -216,4 +217,8 @@ def _chat(args: argparse.Namespace, runner: asyncio.Runner, settings: Settings, 
         return EXIT_INTERRUPTED
     if result.finish_reason == "error":
         return EXIT_ERROR
+    missing = printer.missing_answer(result.finish_reason)
+    if missing is not None:
+        print(f"parley: {missing}", file=sys.stderr)
+        return EXIT_NO_ANSWER
     return EXIT_OK

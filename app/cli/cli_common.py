@@ -5,6 +5,7 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+EXIT_NO_ANSWER = 3  # the run ended well but the model sent no answer text (app/cli/answer_watch.py)
 EXIT_INTERRUPTED = 130
 
 

@@ -93,11 +93,11 @@ class TerminalPrinter:
             case RunWarning():
                 self._end_reasoning()
                 self._end_answer_line()
-                self.err.write(f"[warning] {event.message}\n")
+                self.err.write(f"parley: warning: {event.message}\n")
             case RunError():
                 self._end_reasoning()
                 self._end_answer_line()
-                self.err.write(f"error: {event.message}\n")
+                self.err.write(f"parley: {event.message}\n")
             case Done():
                 self._end_reasoning()
                 self._end_answer_line()

@@ -12,6 +12,8 @@ from pathlib import Path
 from app.cli.cli_common import EXIT_OK, UsageError
 from app.cli.cli_context import open_history
 from app.cli.list_output import printed_json_or_empty
+from app.cli.match_marks import MatchMarks, wants_bold
+from app.cli.terminal_text import raw_stdout
 from app.file_write import write_file_atomically
 from app.storage.attachment_index import index_all, pending_count
 from app.storage.branches import versions
@@ -158,8 +160,10 @@ def run_search(args: argparse.Namespace) -> int:
             if waiting:  # attachments stored before the index existed (migration 6): indexed once, here
                 print(f"Indexing {waiting:,} earlier attachments for search (once)…", file=sys.stderr)
                 index_all(history.db)
+        marks = MatchMarks.for_terminal(bold=wants_bold(sys.stdout))
         try:
-            hits = HistorySearch(history).search(args.query, limit=args.limit)
+            hits = HistorySearch(history).search(args.query, limit=args.limit,
+                                                 **({} if args.json else {"marks": marks.pair}))
         except SearchQueryError as exc:
             raise UsageError(str(exc)) from None
     if printed_json_or_empty(hits, as_json=args.json, empty="No matches.", to_json=asdict):
@@ -169,7 +173,7 @@ def run_search(args: argparse.Namespace) -> int:
         if hit.attachment_name is not None:
             where += f", attached {hit.attachment_name}"
         print(f"{hit.conversation_id}  {hit.conversation_title}  ({where}, {format_time(hit.created_at)})")
-        print(f"    {' '.join(hit.snippet.split())}")
+        raw_stdout(sys.stdout).write(f"    {marks.shown(' '.join(hit.snippet.split()))}\n")  # already safe
     return EXIT_OK
 
 

@@ -102,8 +102,8 @@ def _status(args: argparse.Namespace) -> int:
     if verdict.usable:
         print(f"The keyring works: {verdict.backend}")
         return EXIT_OK
-    print(f"The keyring cannot store keys: {verdict.backend}", file=sys.stderr)
-    print(verdict.problem, file=sys.stderr)
+    print(f"parley: the keyring cannot store keys: {verdict.backend}", file=sys.stderr)
+    print(f"parley: {verdict.problem}", file=sys.stderr)
     return EXIT_ERROR
 
 

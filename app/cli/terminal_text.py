@@ -70,6 +70,12 @@ class TerminalSafeStream:
         return getattr(self.stream, name)
 
 
+def raw_stdout(stream: TextIO) -> TextIO:
+    """The stream under a ``TerminalSafeStream``, for text already made safe that adds the few sequences Parley
+    itself means (app/cli/match_marks.py); any other stream as it is."""
+    return stream.stream if isinstance(stream, TerminalSafeStream) else stream
+
+
 @contextlib.contextmanager
 def safe_output() -> Iterator[None]:
     """Route ``sys.stdout`` and ``sys.stderr`` through ``TerminalSafeStream`` inside the block."""
@@ -84,4 +90,4 @@ def safe_output() -> Iterator[None]:
         wrapped_out.flush()
 
 
-__all__ = ["UNSAFE_CHARACTERS", "TerminalSafeStream", "safe_output", "terminal_safe"]
+__all__ = ["UNSAFE_CHARACTERS", "TerminalSafeStream", "raw_stdout", "safe_output", "terminal_safe"]

@@ -104,8 +104,9 @@ def test_provider_error_exits_1_with_one_line_reason(loopback):
                     Response.json({"error": {"message": "Incorrect API key provided"}}, status=401))
     proc = parley(*chat_args(loopback), "hello")
     assert proc.returncode == 1
-    lines = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
-    assert len(lines) == 1 and "401" in lines[0] and "Incorrect API key provided" in lines[0]
+    lines = [line for line in proc.stderr.splitlines() if "401" in line]
+    assert len(lines) == 1 and lines[0].startswith("parley: ") and "Incorrect API key provided" in lines[0]
+    assert all(line.startswith(("parley: ", "[")) for line in proc.stderr.splitlines()), proc.stderr
     assert loopback.count == 1  # 401 is not retried
 
 

@@ -60,7 +60,8 @@ def test_branch_and_switch(cli, saved):
 def test_search_prints_snippets(cli, saved):
     result = cli("search", "lisbon")
     assert result.code == 0
-    assert f"{saved['trip']}  Lisbon trip  (title" in result.out and "**Lisbon**" in result.out
+    assert f"{saved['trip']}  Lisbon trip  (title" in result.out and "    Lisbon trip" in result.out.splitlines()
+    assert "**" not in result.out  # a pipe gets the text unmarked; --json keeps its marks
     hits = json.loads(cli("search", "alfama", "--json").out)
     assert [(h["conversation_id"], h["role"]) for h in hits] == [(saved["trip"], "assistant")]
     assert cli("search", "nothing-like-this").err.strip() == "No matches."

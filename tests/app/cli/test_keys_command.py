@@ -50,7 +50,8 @@ def test_missing_keyring_refuses_plainly_and_writes_nothing(cli, no_keyring, par
     assert "--api-key-env" in result.err
     assert KEY not in files_text(parley_home)
     status = cli("keys", "status")
-    assert status.code == 1 and "cannot store keys" in status.err
+    assert status.code == 1 and status.err.startswith("parley: the keyring cannot store keys: ")
+    assert all(line.startswith("parley: ") for line in status.err.splitlines()), status.err
     listing = cli("keys", "list")
     assert listing.code == 0 and "keyring unavailable" in listing.out
 
