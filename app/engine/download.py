@@ -25,6 +25,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from app.engine import gguf_info, library
+from app.engine.download_claim import claimed
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 DISK_MARGIN = 200 * 1024 * 1024  # bytes left free after a download, so the disk is never filled to the brim
@@ -52,6 +53,10 @@ class ChecksumMismatch(DownloadError):
 
 class NotEnoughSpace(DownloadError):
     pass
+
+
+class DownloadBusy(DownloadError):
+    """The same file is being downloaded by another process (app/engine/download_claim.py)."""
 
 
 @dataclass(frozen=True)
@@ -208,18 +213,28 @@ def download(repo: str, file: str, models_dir: Path, *, progress: Progress | Non
              cancel: threading.Event | None = None) -> Path:
     """Fetch ``file`` from ``repo`` into ``models_dir`` and return the verified GGUF file's path.
 
-    Raises DownloadError (DownloadCancelled, ChecksumMismatch, NotEnoughSpace) or library.ModelFileError;
+    Raises DownloadError (DownloadCancelled, ChecksumMismatch, NotEnoughSpace, DownloadBusy) or library.ModelFileError;
     nothing but a whole, verified file ever gets the final name."""
-    import httpx2
-    from huggingface_hub import errors
-    from huggingface_hub.file_download import http_get
-    from huggingface_hub.utils import build_hf_headers
-
     remote = remote_file(repo, file)
     target = destination(models_dir, repo, file)
     if target.is_file() and remote.sha256 and target.stat().st_size == remote.size and \
             sha256_of(target, progress, cancel) == remote.sha256:
         return target
+    with claimed(target.with_name(target.name + ".part.lock")) as mine:
+        if not mine:
+            raise DownloadBusy(f"{file} is already being downloaded by another Parley window or command; let that "
+                               "one finish (or stop it) and try again")
+        return _fetch(remote, target, progress, cancel)
+
+
+def _fetch(remote: RemoteFile, target: Path, progress: Progress | None, cancel: threading.Event | None) -> Path:
+    """The transfer into ``<file>.part``, its checks and the rename, for the one claimant of ``target``."""
+    import httpx2
+    from huggingface_hub import errors
+    from huggingface_hub.file_download import http_get
+    from huggingface_hub.utils import build_hf_headers
+
+    repo, file = remote.repo, remote.file
     part = _Part(target)
     have = part.size_for(remote)
     if remote.size is not None:

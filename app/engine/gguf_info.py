@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from app.engine.gguf_header import DamagedModelError, Value, gguf_tables, read_header
+from app.file_write import replace_text
 
 log = logging.getLogger(__name__)
 
@@ -118,11 +118,8 @@ class InfoCache:
             merged = {**(on_disk if isinstance(on_disk, dict) else {}), **self._entries}
             self._entries = {k: v for k, v in merged.items() if not k.startswith(f"{path}|")}
             self._entries[key] = asdict(info)
-            temp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{id(self)}.tmp")
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                temp.write_text(json.dumps(self._entries), encoding="utf-8")
-                os.replace(temp, self.path)
+                replace_text(self.path, json.dumps(self._entries))
             except OSError as exc:
-                temp.unlink(missing_ok=True)
                 log.warning("cannot save %s: %s", self.path, exc)

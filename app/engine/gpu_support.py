@@ -14,8 +14,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import logging
-import os
 from pathlib import Path
+
+from app.file_write import replace_text
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +84,6 @@ def remember(data_dir: Path, key: str, offload: bool) -> None:
     path = data_dir / CACHE_NAME
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
-        temp = path.with_suffix(".tmp")
-        temp.write_text(json.dumps({"key": key, "offload": offload}), encoding="utf-8")
-        os.replace(temp, path)
+        replace_text(path, json.dumps({"key": key, "offload": offload}))
     except OSError as exc:
         log.warning("cannot save %s: %s", path, exc)

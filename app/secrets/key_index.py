@@ -17,11 +17,11 @@ search backend's, an MCP server's secrets) see such a key only after one of thos
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 from pathlib import Path
+
+from app.file_write import replace_text
 
 KEY_INDEX_NAME = "stored_keys.json"
 KEY_INDEX_VERSION = 1
@@ -60,12 +60,8 @@ class KeyIndex:
             return
         entries[name] = stored
         text = json.dumps({"version": KEY_INDEX_VERSION, "entries": dict(sorted(entries.items()))}, indent=1)
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_text(text + "\n", encoding="utf-8")
-            os.replace(temporary, self.path)
+            replace_text(self.path, text + "\n")
         except OSError as exc:
             log.warning("could not note in %s whether %s has a key: %s", self.path, name, exc)
-            with contextlib.suppress(OSError):  # the folder itself may be what failed
-                temporary.unlink(missing_ok=True)

@@ -5,7 +5,8 @@ priced. Each is priced once, from its stored ``usage`` events (one per model cal
 size of one call's input come out right), else from the run's token totals, at the price that applied when the
 run started. Older events carry no cache writes, so an Anthropic run from before contract 1.4 is priced as if
 its cache writes were plain input (a slight under-estimate). A run whose usage is unknown, or whose model has
-no price, stays unknown (NULL) and is not looked at again.
+no price, stays unknown (NULL) and is not looked at again; so does a run whose provider or model is damaged (a
+BLOB, app/usage/damaged_names.py), which is counted in the damaged-values note.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from app.storage.history import History, now_ms
 from app.storage.transactions import write_transaction
+from app.usage.damaged_names import checked_name
 from app.usage.prices import PricerLookup
 from orchestration.bounded_json import JSONLimitError
 from orchestration.engine import TokenUsage
@@ -42,7 +44,8 @@ def price_unpriced_runs(history: History, pricers: PricerLookup) -> int:
 
 
 def _run_cost(history: History, row: dict[str, Any], pricers: PricerLookup) -> float | None:
-    provider, model = row["provider"], row["model"]
+    provider = checked_name(history, row["id"], "provider", row["provider"])
+    model = checked_name(history, row["id"], "model", row["model"])
     if provider is None or model is None or row["input_tokens"] is None:
         return None
     pricer = pricers(provider)

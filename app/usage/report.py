@@ -2,7 +2,8 @@
 
 Reads the ``runs`` table only (its ``cost_usd`` is the sum of the run's model calls). A run whose cost is
 unknown adds its tokens but not a cost, and is counted in ``unpriced`` so a total is never shown as complete
-when it is not. Days and months are the machine's local calendar.
+when it is not. Days and months are the machine's local calendar. A damaged provider or model name (a BLOB) is
+grouped and shown as ``[damaged value] …`` and counted in the damaged-values note (app/usage/damaged_names.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Literal
 
 from app.storage.history import History
+from app.usage.damaged_names import note_damaged_names, shown_name
 
 GroupBy = Literal["day", "model", "provider"]
 
@@ -51,13 +53,15 @@ def usage_rows(history: History, *, since: date, by: GroupBy, until: date | None
     key = _KEYS[by]
     end = start_of_day(until) if until is not None else 2**62
     order = "key" if by == "day" else "cost DESC, key"
+    where, params = "started_at >= ? AND started_at < ? AND status != 'running'", [start_of_day(since), end]
     rows = history.db.execute(
         f"SELECT {key} AS key, count(*), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), "
         "coalesce(sum(reasoning_tokens), 0), coalesce(sum(cached_tokens), 0), coalesce(sum(cost_usd), 0) AS cost, "
-        "sum(cost_usd IS NULL) FROM runs WHERE started_at >= ? AND started_at < ? AND status != 'running' "
-        f"GROUP BY key ORDER BY {order}", [start_of_day(since), end]).fetchall()
-    return [UsageRow(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]), float(r[6]), int(r[7]))
-            for r in rows]
+        f"sum(cost_usd IS NULL) FROM runs WHERE {where} GROUP BY key ORDER BY {order}", params).fetchall()
+    if by != "day":
+        note_damaged_names(history, where, params, [by])
+    return [UsageRow(shown_name(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]), float(r[6]),
+                     int(r[7])) for r in rows]
 
 
 @dataclass(frozen=True)
@@ -108,13 +112,14 @@ class ProviderModelRow:
 
 def by_provider_and_model(history: History, since: date) -> list[ProviderModelRow]:
     """Spend per provider and model since ``since``, highest first."""
+    where, params = "started_at >= ? AND status != 'running'", [start_of_day(since)]
     rows = history.db.execute(
         "SELECT coalesce(provider, '(unknown)') AS p, coalesce(model, '(unknown)') AS m, count(*), "
         "coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0) AS cost, "
-        "sum(cost_usd IS NULL) FROM runs WHERE started_at >= ? AND status != 'running' GROUP BY p, m "
-        "ORDER BY cost DESC, p, m", [start_of_day(since)]).fetchall()
-    return [ProviderModelRow(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4]), float(r[5]), int(r[6]))
-            for r in rows]
+        f"sum(cost_usd IS NULL) FROM runs WHERE {where} GROUP BY p, m ORDER BY cost DESC, p, m", params).fetchall()
+    note_damaged_names(history, where, params)
+    return [ProviderModelRow(shown_name(r[0]), shown_name(r[1]), int(r[2]), int(r[3]), int(r[4]), float(r[5]),
+                             int(r[6])) for r in rows]
 
 
 def run_usage(history: History, conversation_id: int) -> list[tuple[str, int | None, int | None, int | None,

@@ -150,3 +150,42 @@ def test_a_server_that_is_gone_is_a_clear_error(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
     with pytest.raises(download.DownloadError, match=r"cannot reach http://127\.0\.0\.1"):
         download.download(REPO, FILE, tmp_path)
+
+
+HOLDER = """
+import sys
+from pathlib import Path
+from app.engine.download_claim import claimed
+with claimed(Path(sys.argv[1])) as mine:
+    print("held" if mine else "busy", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_a_second_download_of_the_same_file_is_told_it_is_busy_and_the_part_is_kept(
+        hub: FakeHub, tmp_path: Path, model_bytes: bytes) -> None:
+    """Another process downloading the same file (its claim held by a real second process): this one does not
+    append into the shared part file, which would fail the checksum and delete both copies, but says so."""
+    import subprocess
+    import sys
+
+    target = download.destination(tmp_path / "models", REPO, FILE)
+    part = target.with_name(target.name + ".part")
+    target.parent.mkdir(parents=True)
+    part.write_bytes(model_bytes[:PIECE])  # the other download's progress
+    lock = target.with_name(target.name + ".part.lock")
+    repo_root = Path(__file__).resolve().parents[3]
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock)], cwd=repo_root, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(download.DownloadBusy, match="already being downloaded by another Parley"):
+            download.download(REPO, FILE, tmp_path / "models")
+        assert part.read_bytes() == model_bytes[:PIECE] and not target.exists()
+        assert hub.transfers() == []
+    finally:
+        holder.communicate("\n", timeout=30)
+    assert holder.returncode == 0 and not lock.exists()  # the holder removed its lock file
+    path = download.download(REPO, FILE, tmp_path / "models")  # the claim is free again
+    assert path.read_bytes() == model_bytes
+    assert list(path.parent.iterdir()) == [path]
