@@ -8,6 +8,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,14 @@ def parley_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "parley-home"
     monkeypatch.setenv("PARLEY_HOME", str(home))
     return home
+
+
+@pytest.fixture(autouse=True)
+def _damaged_values_counted_per_test() -> Iterator[None]:
+    """Damaged history values are counted once per file and process (app/storage/damaged_values.py); each test
+    counts its own."""
+    from app.storage.damaged_values import forget
+
+    forget()
+    yield
+    forget()

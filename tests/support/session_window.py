@@ -16,3 +16,13 @@ def shown_session_window(qtbot: Any) -> tuple[Any, Any]:
     qtbot.addWidget(window)
     window.show()
     return window, session
+
+
+def exposed_session_window(qtbot: Any, width: int, height: int) -> tuple[Any, Any]:
+    """``(window, session)`` as ``shown_session_window``, at ``width`` x ``height`` and exposed on screen."""
+    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
+    qtbot.addWidget(window)
+    window.resize(width, height)
+    window.show()
+    qtbot.waitExposed(window)
+    return window, session

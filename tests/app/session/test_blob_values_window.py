@@ -4,32 +4,17 @@ and the status bar says how many damaged values were shown."""
 
 from __future__ import annotations
 
-import pytest
-
 from app.paths import resolve_paths
-from app.secrets.store import SecretStore
-from app.session.gui import build_window
 from app.storage import History
-from app.storage.damaged_values import DAMAGED_MARK, forget
+from app.storage.damaged_values import DAMAGED_MARK
 from tests.app.storage.test_blob_values import blob_history
-from tests.support.memory_keyring import MemoryKeyring
-
-
-@pytest.fixture(autouse=True)
-def _fresh_count():
-    forget()
-    yield
-    forget()
+from tests.support.session_window import exposed_session_window
 
 
 def test_blob_values_affect_only_themselves_in_the_window(qtbot, parley_home):
     with History.open(resolve_paths().database) as history:
         ids = blob_history(history)
-    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-    qtbot.addWidget(window)
-    window.resize(900, 700)
-    window.show()
-    qtbot.waitExposed(window)
+    window, session = exposed_session_window(qtbot, 900, 700)
     assert sorted(window.conversations.ids_in_order()) == sorted(ids.values())
     titles = [window.conversations.model.index(row, 0).data() for row in range(3)]
     assert any(t.startswith(DAMAGED_MARK + "\ufffd\ufffdTrip") for t in titles), titles

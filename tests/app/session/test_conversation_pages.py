@@ -6,10 +6,8 @@ was never shown."""
 from __future__ import annotations
 
 from app.paths import resolve_paths
-from app.secrets.store import SecretStore
-from app.session.gui import build_window
 from app.storage import History
-from tests.support.memory_keyring import MemoryKeyring
+from tests.support.session_window import exposed_session_window
 from widgets.conversation_model import BLOCK_ROWS
 
 TOTAL = BLOCK_ROWS * 4 + 57
@@ -28,11 +26,7 @@ def _history_of(total: int) -> list[int]:
 
 
 def _open_window(qtbot):
-    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-    qtbot.addWidget(window)
-    window.resize(1000, 700)
-    window.show()
-    qtbot.waitExposed(window)
+    window, session = exposed_session_window(qtbot, 1000, 700)
     return window, session
 
 

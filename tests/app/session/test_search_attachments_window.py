@@ -12,14 +12,12 @@ from PySide6.QtCore import Qt
 
 from app.attachments import attachment_from_bytes
 from app.paths import resolve_paths
-from app.secrets.store import SecretStore
 from app.session import search_wiring
-from app.session.gui import build_window
 from app.storage import History
 from app.storage.run_recorder import RunRecorder
 from tests.app.session.test_chat_session_search import answered
 from tests.app.storage.test_attachment_search import build_version_5
-from tests.support.memory_keyring import MemoryKeyring
+from tests.support.session_window import exposed_session_window
 from widgets.chat_view import MESSAGE_TOP_GAP_PX
 from widgets.conversation_delegate import PIECES_ROLE
 from widgets.search_snippet import MARK_END, MARK_START
@@ -44,11 +42,7 @@ def window_with(qtbot, parley_home, monkeypatch):
     monkeypatch.setattr(search_wiring, "INDEX_START_DELAY_MS", 0)
 
     def build():
-        window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-        qtbot.addWidget(window)
-        window.resize(900, 700)
-        window.show()
-        qtbot.waitExposed(window)
+        window, session = exposed_session_window(qtbot, 900, 700)
         return window, session
     return build
 

@@ -4,33 +4,18 @@ left out with "…", and the whole text is reachable (tooltip, "Recent Messages�
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtWidgets import QPlainTextEdit
 
 from app.paths import resolve_paths
-from app.secrets.store import SecretStore
-from app.session.gui import build_window
 from app.storage import History
-from app.storage.damaged_values import forget
 from tests.app.storage.test_blob_values import blob_history
-from tests.support.memory_keyring import MemoryKeyring
-
-
-@pytest.fixture(autouse=True)
-def _fresh_count():
-    forget()
-    yield
-    forget()
+from tests.support.session_window import exposed_session_window
 
 
 def test_long_damaged_note_is_readable_at_1000_px(qtbot, parley_home):
     with History.open(resolve_paths().database) as history:
         blob_history(history)
-    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-    qtbot.addWidget(window)
-    window.resize(1000, 700)
-    window.show()
-    qtbot.waitExposed(window)
+    window, session = exposed_session_window(qtbot, 1000, 700)
     bar = window.statusBar()
     qtbot.waitUntil(lambda: "damaged value shown as" in bar.currentMessage())
     window.model_label.setText("OpenRouter · anthropic/claude-sonnet-4.5")  # a usual model label's length

@@ -5,33 +5,17 @@ damaged values."""
 
 from __future__ import annotations
 
-import pytest
-
 from app.paths import resolve_paths
-from app.secrets.store import SecretStore
-from app.session.gui import build_window
 from app.storage import History
-from app.storage.damaged_values import forget
 from tests.app.usage.test_damaged_names import BAD_MODEL, BAD_PROVIDER, COST, damaged_usage_history
-from tests.support.memory_keyring import MemoryKeyring
+from tests.support.session_window import exposed_session_window
 from widgets.cost_text import money
-
-
-@pytest.fixture(autouse=True)
-def _fresh_count():
-    forget()
-    yield
-    forget()
 
 
 def test_damaged_run_names_leave_the_spend_and_the_usage_dialog_working(qtbot, parley_home):
     with History.open(resolve_paths().database) as history:
         damaged_usage_history(history)
-    window, session = build_window(secrets=SecretStore(MemoryKeyring()), discover=False)
-    qtbot.addWidget(window)
-    window.resize(900, 700)
-    window.show()
-    qtbot.waitExposed(window)
+    window, session = exposed_session_window(qtbot, 900, 700)
     spend = session.usage.spend_label
     assert money(COST) in spend.text() and "unavailable" not in spend.text(), spend.text()
     assert "runs with no known price are not counted (2 this month)" in spend.toolTip()

@@ -13,7 +13,7 @@ import genai_prices
 import pytest
 
 from app.storage import History
-from app.storage.damaged_values import DAMAGED_MARK, damaged_count, forget
+from app.storage.damaged_values import DAMAGED_MARK, damaged_count
 from app.usage.backfill import price_unpriced_runs
 from app.usage.prices import pricers_from_settings
 from app.usage.report import by_provider_and_model, today_and_month, usage_rows
@@ -45,13 +45,6 @@ def damaged_usage_history(history: History) -> dict[str, str]:
 def history(tmp_path: Path) -> Iterator[History]:
     with History.open(tmp_path / "data" / "history.db") as opened:
         yield opened
-
-
-@pytest.fixture(autouse=True)
-def _fresh_count():
-    forget()
-    yield
-    forget()
 
 
 def test_a_damaged_name_is_priced_as_unknown_and_the_rest_priced(history):
