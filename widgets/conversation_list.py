@@ -163,6 +163,15 @@ class ConversationList(QWidget):
         if row is not None:
             self.list.setCurrentIndex(self.model.index(row, 0))
 
+    def mark_open(self, conversation_id: int | None) -> None:
+        """Highlight the row of the conversation the chat shows (none for a new chat or one not listed), without
+        opening it again: the chat can change without a click in the list (an import, a search hit, New chat)."""
+        row = None if conversation_id is None else self.model.row_of(conversation_id)
+        if row is None:
+            self.list.selectionModel().clear()
+        else:
+            self.list.setCurrentIndex(self.model.index(row, 0))
+
     def _item(self, conversation_id: int) -> ConversationItem | None:
         item = self.model.listed(conversation_id)
         if item is None and self._reader is not None:

@@ -598,6 +598,7 @@ class ChatSession(QObject):
         if self.history is None and self.controller.running:  # without a database there is one conversation
             return
         self.conversation_id = None
+        self.window.conversations.mark_open(None)
         self.window.forget_live_answer()
         self.views.show_new()
         self.actions.actions.reset()
@@ -632,6 +633,7 @@ class ChatSession(QObject):
         except StorageError as problem:
             self.window.show_error_in_chat(str(problem))
         self.chat_binding.show_conversation(conversation_id)
+        self.window.conversations.mark_open(conversation_id)
         self.window.menus.set_conversation_open(True)
         self.refresh_runs()
         self.window.composer.focus_input()
