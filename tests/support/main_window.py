@@ -20,3 +20,15 @@ def exposed_main_window(qtbot, width: int, height: int) -> MainWindow:
     window.show()
     qtbot.waitExposed(window)
     return window
+
+
+def active_main_window(qtbot) -> MainWindow:
+    """A MainWindow shown and made the active window (its shortcuts need one); qtbot closes it after the test."""
+    from widgets.main_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    return window

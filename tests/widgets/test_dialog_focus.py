@@ -11,20 +11,11 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox
 
-from widgets.main_window import MainWindow
-
-
-def _shown(qtbot) -> MainWindow:
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
-    return window
+from tests.support.main_window import active_main_window
 
 
 def test_the_main_window_is_active_again_after_a_dialog_closes(qtbot):
-    window = _shown(qtbot)
+    window = active_main_window(qtbot)
     dialog = QDialog(window)
     QTimer.singleShot(100, dialog.accept)
     dialog.exec()  # modal, as Parley's dialogs are
@@ -33,7 +24,7 @@ def test_the_main_window_is_active_again_after_a_dialog_closes(qtbot):
 
 
 def test_a_message_box_without_a_parent_gives_the_keyboard_back_too(qtbot):
-    window = _shown(qtbot)
+    window = active_main_window(qtbot)
     box = QMessageBox(QMessageBox.Icon.Information, "Parley", "Exported.")
     QTimer.singleShot(100, box.accept)
     box.exec()
@@ -41,7 +32,7 @@ def test_a_message_box_without_a_parent_gives_the_keyboard_back_too(qtbot):
 
 
 def test_a_dialog_of_a_dialog_gives_the_keyboard_back_to_the_first(qtbot):
-    window = _shown(qtbot)
+    window = active_main_window(qtbot)
     outer = QDialog(window)
     outer.show()
     outer.activateWindow()

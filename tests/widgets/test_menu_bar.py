@@ -6,20 +6,11 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence
 
-from widgets.main_window import MainWindow
-
-
-def shown_window(qtbot) -> MainWindow:
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
-    return window
+from tests.support.main_window import active_main_window
 
 
 def test_the_four_menus_and_their_shortcuts(qtbot):
-    window = shown_window(qtbot)
+    window = active_main_window(qtbot)
     titles = [action.text() for action in window.menuBar().actions()]
     assert titles == ["&File", "&Edit", "&View", "&Help"]
     menus = window.menus
@@ -34,7 +25,7 @@ def test_the_four_menus_and_their_shortcuts(qtbot):
 
 
 def test_export_needs_an_open_conversation_and_says_which_format(qtbot):
-    window = shown_window(qtbot)
+    window = active_main_window(qtbot)
     menus = window.menus
     assert not menus.export_markdown.isEnabled() and not menus.export_json.isEnabled()
     menus.set_conversation_open(True)
@@ -46,7 +37,7 @@ def test_export_needs_an_open_conversation_and_says_which_format(qtbot):
 
 
 def test_edit_acts_on_the_focused_field_and_find_focuses_the_search_box(qtbot):
-    window = shown_window(qtbot)
+    window = active_main_window(qtbot)
     field = window.composer.input_widget()
     field.setFocus()
     qtbot.waitUntil(field.hasFocus)
@@ -62,7 +53,7 @@ def test_edit_acts_on_the_focused_field_and_find_focuses_the_search_box(qtbot):
 
 
 def test_view_shows_and_hides_the_panes_and_the_inspector_and_picks_a_theme(qtbot):
-    window = shown_window(qtbot)
+    window = active_main_window(qtbot)
     menus = window.menus
     menus.search_results.trigger()  # checked: the panes on the search results tab
     assert window.panes.isVisible() and window.panes.currentWidget() is window.search_pane
@@ -84,7 +75,7 @@ def test_view_shows_and_hides_the_panes_and_the_inspector_and_picks_a_theme(qtbo
 
 
 def test_hidden_panes_stay_hidden_after_the_inspector_closes(qtbot):
-    window = shown_window(qtbot)
+    window = active_main_window(qtbot)
     window.menus.reasoning.trigger()
     window.menus.reasoning.trigger()
     assert not window.panes.isVisible()
@@ -94,7 +85,7 @@ def test_hidden_panes_stay_hidden_after_the_inspector_closes(qtbot):
 
 
 def test_help_lists_the_shortcuts_and_about_names_the_version(qtbot):
-    window = shown_window(qtbot)
+    window = active_main_window(qtbot)
     box = window.menus.show_shortcuts()
     assert box.isVisible() and "Ctrl+Q" in box.text() and "Ctrl+I" in box.text()
     box.close()
@@ -106,7 +97,7 @@ def test_help_lists_the_shortcuts_and_about_names_the_version(qtbot):
 
 def test_about_reads_the_version_when_it_opens(qtbot):
     """The app hands over a lookup (importlib.metadata is about 3.5 MB the idle window does not need)."""
-    window = shown_window(qtbot)
+    window = active_main_window(qtbot)
     asked: list[int] = []
     window.menus.version_lookup = lambda: asked.append(1) or "4.5.6"
     assert asked == []
@@ -117,7 +108,7 @@ def test_about_reads_the_version_when_it_opens(qtbot):
 
 def test_files_can_be_attached_from_the_keyboard(qtbot):
     """User pass 4: attaching needed the mouse (the composer's paper clip); File > Attach files… is Ctrl+Shift+A."""
-    window = shown_window(qtbot)
+    window = active_main_window(qtbot)
     assert window.menus.attach.shortcut() == QKeySequence("Ctrl+Shift+A")
     with qtbot.waitSignal(window.composer.attach_requested, timeout=2000):
         qtbot.keyClick(window.composer.input_widget(), Qt.Key.Key_A,
